@@ -3,7 +3,7 @@ package import NIOSSL
 import SwiftASN1
 
 /// What makes an upstream's certificate too weak to trust though BoringSSL's chain check lets it pass: a SHA-1 or MD5
-/// signature, or an RSA key under 2048 bits. Browsers refuse both, and so does curl on OpenSSL's default security level
+/// signature, an RSA key under 2048 bits, or a host named only in the subject's CN. Browsers refuse both, and so does curl on OpenSSL's default security level
 /// (2, Debian's): an app through Kiosk must not reach an upstream it could not reach directly, and the app, trusting
 /// Kiosk's own leaf, cannot see the upstream's. NIOSSL hands over the leaf alone (the chain only to a verifier that
 /// replaces BoringSSL's), so the leaf is what is read; the public PKI issues no SHA-1 intermediates any more.
@@ -30,10 +30,39 @@ package enum CertificateStrength {
         if !selfSigned, let algorithm = firstIdentifier(in: certificate[1]), let hash = weakSignatures[algorithm] {
             return "it is signed with \(hash), which browsers and curl refuse"
         }
-        if let bits = rsaModulusBits(of: tbs[5]), bits < 2048 {
-            return "its RSA key has \(bits) bits, where browsers and curl want 2048 at least"
+        if let weak = keyWeakness(of: tbs[5]) { return weak }
+        // BoringSSL falls back to the subject's CN for a name; browsers, Python and Go do not (RFC 6125 §6.4.4), and an
+        // app trusting Kiosk's leaf, which names the host in a subjectAltName, would reach a server it could not directly.
+        if !hasSubjectAltName(Array(tbs.dropFirst(6))) {
+            return "it names its host only in its subject's common name, without a subjectAltName, which browsers refuse"
         }
         return nil
+    }
+
+    /// Why a trusted root's key is too weak (an --upstream-ca: the chain's root is not the leaf NIOSSL hands over), nil
+    /// when it is not or its DER cannot be read.
+    package static func keyWeakness(ofDER der: [UInt8]) -> String? {
+        guard let root = try? DER.parse(der), case .constructed(let parts) = root.content,
+              let first = parts.first(where: { _ in true }), case .constructed(let tbsParts) = first.content else { return nil }
+        var tbs = Array(tbsParts)
+        if tbs.first?.identifier.tagClass == .contextSpecific { tbs.removeFirst() }
+        return tbs.count >= 6 ? keyWeakness(of: tbs[5]) : nil
+    }
+
+    private static func keyWeakness(of publicKeyInfo: ASN1Node) -> String? {
+        guard let bits = rsaModulusBits(of: publicKeyInfo), bits < 2048 else { return nil }
+        return "its RSA key has \(bits) bits, where browsers and curl want 2048 at least"
+    }
+
+    /// subjectAltName (RFC 5280 §4.2.1.6).
+    private static let subjectAltName: ASN1ObjectIdentifier = [2, 5, 29, 17]
+
+    /// Whether the TBSCertificate's parts after its SubjectPublicKeyInfo hold extensions ([3] EXPLICIT) with a subjectAltName.
+    private static func hasSubjectAltName(_ tail: [ASN1Node]) -> Bool {
+        guard let wrapped = tail.first(where: { $0.identifier.tagClass == .contextSpecific && $0.identifier.tagNumber == 3 }),
+              case .constructed(let inner) = wrapped.content, let list = inner.first(where: { _ in true }),
+              case .constructed(let extensions) = list.content else { return false }
+        return extensions.contains { firstIdentifier(in: $0) == subjectAltName }
     }
 
     /// The signature algorithms (RFC 3279, RFC 5758) whose hash collisions can be made: MD2, MD5 and SHA-1 (SHAttered).

@@ -40,6 +40,11 @@ public struct TransportConfiguration: Sendable, Hashable {
         guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
             return "\(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
         }
+        // A root trusted here vouches for every upstream it signed: one browsers and curl refuse would let an app reach,
+        // through Kiosk, what it could not directly.
+        if let weak = certificates.lazy.compactMap({ try? $0.toDERBytes() }).compactMap(CertificateStrength.keyWeakness(ofDER:)).first {
+            return "\(path) holds a certificate Kiosk will not trust: \(weak)"
+        }
         return nil
     }
     /// Whether upstream HTTPS certificates are checked. Off only for `kiosk proxy --insecure-upstream`, which says so

@@ -1312,9 +1312,11 @@ private func closing(_ channel: any Channel, after timeout: Duration) -> Schedul
 }
 
 /// Closes an app's intercepted connection whose TLS handshake has not completed within `timeout` of its hello's first
-/// byte, else leaves once it has: an app that sends half a hello, or never its last flight, does not hold its
-/// connection for ever. A handshake that fails is reported once, saying why: most often the app does not trust
-/// Kiosk's CA, the first thing a developer setting up interception meets, which was seen nowhere.
+/// byte, else leaves once the app's first request comes: an app that sends half a hello, or never its last flight, does
+/// not hold its connection for ever. A handshake that fails is reported once, saying why: most often the app does not
+/// trust Kiosk's CA, the first thing a developer setting up interception meets, which was seen nowhere. So is an app
+/// that refuses the certificate once the handshake is done (TLS 1.3 ends the server's side first; a pinned app checks
+/// after it), with an alert or by closing at once, before any request.
 final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     private let timeout: Duration
@@ -1322,6 +1324,11 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     /// The name of the leaf Kiosk answers the app's hello with, once chosen: its handshake has begun.
     var leafName: String?
     private var report: ((String) -> Void)?
+    /// When the handshake completed, while no request has come after it.
+    private var completedAt: ContinuousClock.Instant?
+    /// How soon after the handshake a close without a request is read as a refusal of the certificate: an app that
+    /// checks it itself closes at once; one that opened a connection ahead of need (a browser's preconnect) idles first.
+    static let refusalWindow = Duration.seconds(1)
 
     init(timeout: Duration, report: @escaping (String) -> Void) {
         self.timeout = timeout
@@ -1346,19 +1353,47 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         context.fireUserInboundEventTriggered(event)
         if case .handshakeCompleted? = event as? TLSUserEvent {
+            deadline?.cancel()
+            completedAt = .now
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The app's first request: it took the certificate. Nothing more to watch.
+        context.fireChannelRead(data)
+        if completedAt != nil {
             report = nil
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let leafName { tell(Self.failure(error, leafName: leafName)) }
+        if let leafName {
+            // After the handshake, only an alert refusing the certificate says so; any other end is judged as it closes.
+            if completedAt == nil { tell(Self.failure(error, leafName: leafName)) } else if let refusal = Self.refusal(error, leafName: leafName) {
+                tell(refusal)
+            }
+        }
         context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let leafName { tell(Self.closed(leafName)) }
+        if let leafName {
+            if let completedAt {
+                if ContinuousClock.now - completedAt < Self.refusalWindow { tell(Self.closedAfterHandshake(leafName)) }
+            } else {
+                tell(Self.closed(leafName))
+            }
+        }
         context.fireChannelInactive()
+    }
+
+    /// Closed at once after a completed handshake, before any request: an app that checks the certificate itself.
+    private static func closedAfterHandshake(_ leafName: String) -> String {
+        "The app closed its connection right after its TLS handshake with Kiosk's certificate for \(leafName), before any "
+            + "request: an app that checks the certificate itself once the handshake is done (one that pins its server's key, or "
+            + "one that does not trust Kiosk's CA under TLS 1.3) does this. `kiosk proxy --ignore \(leafName)` passes its "
+            + "connections on unread; `kiosk proxy ca` prints the CA for an app that only needs to trust it."
     }
 
     /// Closed with no alert after Kiosk's certificate went to it: what an app that refuses a certificate often does.
@@ -1373,24 +1408,39 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
         report = nil
     }
 
-    /// Why the app's side of the handshake failed, from the alert it sent (BoringSSL names it in its error).
-    static func failure(_ error: any Error, leafName: String) -> String {
-        let text = String(describing: error)
-        if text.contains("EOF during handshake") { return closed(leafName) }
-        // BoringSSL's reasons (`…:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at file:line`), without its source paths.
-        let reasons = text.components(separatedBy: "OPENSSL_internal:").dropFirst()
+    /// BoringSSL's reasons in `error` (`…:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at file:line`), without its source paths.
+    private static func reasons(_ error: any Error) -> [String] {
+        String(describing: error).components(separatedBy: "OPENSSL_internal:").dropFirst()
             .map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }.filter { !$0.isEmpty }
-        let trust = "`kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how."
+    }
+
+    private static let trust = "`kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how."
+
+    /// The sentence for an alert in `error` by which the app refused Kiosk's certificate; nil when it holds none.
+    static func refusal(_ error: any Error, leafName: String) -> String? {
+        let reasons = reasons(error)
         let refusals = [("ALERT_UNKNOWN_CA", "unknown CA"), ("ALERT_BAD_CERTIFICATE", "bad certificate"),
                         ("ALERT_CERTIFICATE_UNKNOWN", "certificate unknown"), ("ALERT_UNSUPPORTED_CERTIFICATE", "unsupported certificate"),
                         ("ALERT_CERTIFICATE_EXPIRED", "certificate expired"), ("ALERT_ACCESS_DENIED", "access denied")]
-        if let (_, alert) = refusals.first(where: { refusal in reasons.contains { $0.hasSuffix(refusal.0) } }) {
-            let clock = alert == "certificate expired" ? " (or its clock is wrong: the certificate is valid from a day ago for 45 days)" : ""
-            return "The app refused Kiosk's certificate for \(leafName) (TLS alert: \(alert))\(clock): it does not trust Kiosk's CA. " + trust
+        guard let (_, alert) = refusals.first(where: { refusal in reasons.contains { $0.hasSuffix(refusal.0) } }) else { return nil }
+        let clock = alert == "certificate expired" ? " (or its clock is wrong: the certificate is valid from a day ago for 45 days)" : ""
+        return "The app refused Kiosk's certificate for \(leafName) (TLS alert: \(alert))\(clock): it does not trust Kiosk's CA. " + trust
+    }
+
+    /// Why the app's side of the handshake failed, from the alert it sent (BoringSSL names it in its error).
+    static func failure(_ error: any Error, leafName: String) -> String {
+        let text = String(describing: error)
+        if text.contains("EOF during handshake") || text.contains("Connection reset by peer") { return closed(leafName) }
+        if let refusal = refusal(error, leafName: leafName) { return refusal }
+        let reasons = reasons(error)
+        if reasons.contains(where: { ["NO_SHARED_CIPHER", "NO_SHARED_GROUP", "WRONG_CURVE", "UNSUPPORTED_PROTOCOL", "ALERT_PROTOCOL_VERSION"].contains($0) }) {
+            return "The app's TLS and Kiosk's have nothing in common (Kiosk speaks TLS 1.2 and 1.3, with current ciphers and "
+                + "ECDHE key exchange): " + reasons.joined(separator: ", ") + "."
         }
-        if reasons.contains(where: { ["NO_SHARED_CIPHER", "NO_SHARED_GROUP", "UNSUPPORTED_PROTOCOL", "ALERT_PROTOCOL_VERSION"].contains($0) }) {
-            return "The app's TLS and Kiosk's have nothing in common (Kiosk speaks TLS 1.2 and 1.3, with current ciphers): "
-                + reasons.joined(separator: ", ") + "."
+        // A hello Kiosk could not read, before its certificate was sent: no question of trust.
+        if reasons.contains(where: { ["CLIENTHELLO_PARSE_FAILED", "EXCESSIVE_MESSAGE_SIZE", "WRONG_VERSION_NUMBER", "DECODE_ERROR",
+                                      "UNEXPECTED_RECORD", "UNEXPECTED_MESSAGE"].contains($0) }) {
+            return "The app's TLS hello could not be read, so no certificate went to it (" + reasons.joined(separator: ", ") + ")."
         }
         // Most often an app that refused the certificate with an alert Kiosk could not read (curl's, under TLS 1.3).
         return "The app ended the TLS handshake after Kiosk's certificate for \(leafName) ("

@@ -167,6 +167,10 @@ enum ProxyMessages {
             }
             host = target[..<colon]
             portText = target[target.index(after: colon)...]
+            // `1::2:3` is itself an address: where its port would start is a guess (RFC 9110's authority brackets IPv6).
+            if host.contains(":") {
+                throw Refusal(.badRequest, "CONNECT's IPv6 address goes in brackets, as [::1]:443: \(shown(target)).", closes: true)
+            }
         }
         guard portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let port = Int(portText),
               (1...65_535).contains(port) else {
@@ -179,12 +183,14 @@ enum ProxyMessages {
     }
 
     /// A CONNECT's host as the proxy names it — lowercased, without a final dot — when it is an address (an IPv6 one
-    /// only in brackets, or bare) or a DNS name a certificate can carry: labels of 1 to 63 ASCII letters, digits, `-` or
-    /// `_`, 253 characters at most (RFC 1035, RFC 5280 §4.2.1.6); nil otherwise.
+    /// only in brackets, without a zone: a zone names an interface of the app's machine, not of Kiosk's) or a DNS name a
+    /// certificate can carry: labels of 1 to 63 ASCII letters, digits, `-` or `_`, 253 characters at most (RFC 1035,
+    /// RFC 5280 §4.2.1.6); nil otherwise.
     static func hostName(_ host: Substring, bracketed: Bool) -> String? {
         var name = host.lowercased()
         // An address in its one canonical spelling (`127.1` and `2130706433` are 127.0.0.1), which patterns match.
         if bracketed || name.contains(":") {
+            guard bracketed, !name.contains("%") else { return nil }
             guard let address = IPAddress(literal: name), address.bytes.count == 16 else { return nil }
             return address.description
         }

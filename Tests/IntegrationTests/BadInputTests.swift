@@ -123,7 +123,7 @@ struct BadInputTests {
 
     @Test("A base URL in the config file that is no http(s) URL with a host is refused, naming the setting, as the environment's is")
     func configFileBaseURL() throws {
-        // Given config files whose dogs URL is another scheme, not a URL, or a scheme without a host
+        // Given config files whose dogs URL is another scheme, or a script
         for url in ["ftp://x", "javascript:alert(1)"] {
             let cli = CLI()
             let file = cli.dataDirectory.deletingLastPathComponent().appendingPathComponent("config-\(UUID().uuidString).json")

@@ -8,15 +8,17 @@ import X509
 
 @Suite("An upstream's certificate too weak to trust")
 struct CertificateStrengthTests {
-    /// A certificate for localhost with `key`, signed with `signature` by `signer` — by itself when `issuer` is nil.
+    /// A certificate for localhost with `key`, signed with `signature` by `signer` — by itself when `issuer` is nil —, naming
+    /// localhost in a subjectAltName as well as its CN unless `commonNameOnly`.
     static func certificate(key: Certificate.PublicKey, signature: Certificate.SignatureAlgorithm, signer: Certificate.PrivateKey,
-                            issuer: DistinguishedName? = nil) throws -> [UInt8] {
+                            issuer: DistinguishedName? = nil, commonNameOnly: Bool = false) throws -> [UInt8] {
         let subject = try DistinguishedName { CommonName("localhost") }
         var serializer = DER.Serializer()
         try serializer.serialize(try Certificate(
             version: .v3, serialNumber: .init(), publicKey: key, notValidBefore: Date(), notValidAfter: Date().addingTimeInterval(3600),
             issuer: issuer ?? subject, subject: subject, signatureAlgorithm: signature,
-            extensions: Certificate.Extensions(), issuerPrivateKey: signer))
+            extensions: commonNameOnly ? Certificate.Extensions() : try Certificate.Extensions { SubjectAlternativeNames([.dnsName("localhost")]) },
+            issuerPrivateKey: signer))
         return serializer.serializedBytes
     }
 
@@ -44,6 +46,42 @@ struct CertificateStrengthTests {
         // Then the 2048-bit one passes (its own signature does not make it trusted) and the 1024-bit one is weak for its key
         #expect(CertificateStrength.weakness(ofDER: strongDER) == nil)
         #expect(CertificateStrength.weakness(ofDER: smallDER) == "its RSA key has 1024 bits, where browsers and curl want 2048 at least")
+    }
+
+    @Test("A certificate naming its host only in its subject's CN, without a subjectAltName, is refused as browsers refuse it")
+    func commonNameOnly() throws {
+        // Given a P-256 leaf for localhost, signed with SHA-256, naming localhost in its CN alone, and the same with a SAN
+        let issuerKey = P256.Signing.PrivateKey(), leaf = P256.Signing.PrivateKey()
+        let issuer = try DistinguishedName { CommonName("An issuer") }
+        let bare = try Self.certificate(key: .init(leaf.publicKey), signature: .ecdsaWithSHA256, signer: .init(issuerKey), issuer: issuer,
+                                        commonNameOnly: true)
+        let named = try Self.certificate(key: .init(leaf.publicKey), signature: .ecdsaWithSHA256, signer: .init(issuerKey), issuer: issuer)
+        // Then the first is refused for it, the second not
+        #expect(CertificateStrength.weakness(ofDER: bare)
+                == "it names its host only in its subject's common name, without a subjectAltName, which browsers refuse")
+        #expect(CertificateStrength.weakness(ofDER: named) == nil)
+    }
+
+    @Test("An --upstream-ca whose root has an RSA key under 2048 bits is refused at start, naming the file and why; a strong one is taken")
+    func weakRootRefused() throws {
+        // Given PEM files of self-signed roots with RSA keys of 1024 and 2048 bits
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-roots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func pem(bits: Int, name: String) throws -> String {
+            let key = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: bits))
+            let der = try Self.certificate(key: .init(key.publicKey), signature: .sha256WithRSAEncryption, signer: .init(key))
+            let path = folder.appendingPathComponent(name).path
+            let body = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+            try Data("-----BEGIN CERTIFICATE-----\n\(body)\n-----END CERTIFICATE-----\n".utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let weak = try pem(bits: 1024, name: "weak.pem"), strong = try pem(bits: 2048, name: "strong.pem")
+        // When each is checked as an --upstream-ca
+        // Then the weak one is refused, saying why, and the strong one taken
+        #expect(TransportConfiguration.trustRootProblem(atPath: weak)
+                == "\(weak) holds a certificate Kiosk will not trust: its RSA key has 1024 bits, where browsers and curl want 2048 at least")
+        #expect(TransportConfiguration.trustRootProblem(atPath: strong) == nil)
     }
 
     @Test("Bytes that are not a certificate are not called weak: BoringSSL read them, and what this reader cannot is not a weakness")

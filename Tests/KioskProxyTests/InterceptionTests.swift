@@ -280,6 +280,27 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that refuses Kiosk's certificate once a TLS 1.3 handshake is done (a name its own check wants) is logged, not lost")
+    func appRefusesAfterTheHandshake() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given curl trusting Kiosk's CA, asking for 127.0.0.1 while its CONNECT names localhost: the leaf is for localhost
+            // (a hello for an address names nothing), which curl's check of 127.0.0.1 refuses after TLS 1.3's handshake
+            let authority = try #require(proxy.authorityFile)
+            let (status, _) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                 "--connect-to", "127.0.0.1:\(upstream.port):localhost:\(upstream.port)",
+                                                 "https://127.0.0.1:\(upstream.port)/echo"])
+            // Then curl refused it (60) and the upstream was never asked
+            #expect(status == 60)
+            #expect(upstream.requests == 0)
+            // And the log holds the CONNECT, failed, saying the app refused or closed at once after the handshake
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            let error = record.error ?? ""
+            #expect(error.hasPrefix("The app refused Kiosk's certificate for localhost")
+                    || error.hasPrefix("The app closed its connection right after its TLS handshake with Kiosk's certificate for localhost"),
+                    "\(error)")
+        }
+    }
+
     @Test("An app that closes its connection after Kiosk's certificate, with no alert, is logged as one that most likely does not trust the CA")
     func appClosesAfterTheCertificate() async throws {
         try await withProxy(intercepting: true) { proxy, _ in
