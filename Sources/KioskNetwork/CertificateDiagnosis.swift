@@ -30,7 +30,22 @@ enum CertificateDiagnosis {
                 + "(keyCertSign), which Kiosk wants of a root, self-signed or not: make it again without a key usage or with "
                 + "keyCertSign (`openssl req -x509` does either by default), or give --upstream-ca the CA that issued it"
         }
+        let trusted = roots.flatMap { path in ((try? NIOSSLCertificate.fromPEMFile(path)) ?? []).map { (path, $0) } }
+        // The server's own certificate given as a root: BoringSSL takes only a CA's (or a self-signed one) as an anchor.
+        if let der = try? certificate.toDERBytes(), let (file, _) = trusted.first(where: { (try? $0.1.toDERBytes()) == der }) {
+            return "it is the certificate \(file) (--upstream-ca) holds, which is the server's own, issued by a CA: give "
+                + "--upstream-ca the CA that issued it"
+        }
         let issuer = certificate.issuerName.map(\.value).first(where: { !$0.isEmpty }) ?? "an unnamed issuer"
+        // Issued by a root the user trusts: the fault is that root's dates or the certificate itself, not the trust.
+        if let (file, root) = trusted.first(where: { $0.1.subjectName == certificate.issuerName }) {
+            let rootExpiry = Date(timeIntervalSince1970: TimeInterval(root.notValidAfter))
+            if now > rootExpiry {
+                return "it was issued by \(issuer), whose certificate in \(file) (--upstream-ca) expired on \(rootExpiry.formatted(format))"
+            }
+            return "it was issued by \(issuer), which \(file) (--upstream-ca) trusts, but it is not a certificate for a server "
+                + "(its extended key usage leaves out serverAuth, or its key usage the signatures TLS needs) or its chain is broken"
+        }
         // BoringSSL says no more of a chain that does not verify: when the issuer is trusted after all, the fault is
         // further along, which the words say too rather than blame a root the user has trusted.
         return "it was issued by \(issuer), which is not among the trusted roots (the system's, and any --upstream-ca) — or, "

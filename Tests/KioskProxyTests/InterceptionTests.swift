@@ -102,6 +102,22 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An upstream whose certificate a trusted --upstream-ca issued for clients alone is a 502 that blames the certificate, not the trust")
+    func clientOnlyUpstream() async throws {
+        // Given an HTTPS upstream presenting a leaf of the tests' CA, which Kiosk trusts, for clients alone (clientAuth)
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(clientOnly: true))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // When an app asks for it through the proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then the 502 says the trusted CA issued it and the certificate is not a server's, rather than "not among the roots"
+            #expect(answer.status == .badGateway, "\(body)")
+            #expect(body.contains("it was issued by Kiosk tests' upstream CA, which \(TestAuthority.shared.certificateFile.path) "
+                                  + "(--upstream-ca) trusts, but it is not a certificate for a server"), "\(body)")
+            #expect(upstream.requests == 0)
+        }
+    }
+
     @Test("An upstream's own self-signed certificate whose key usage leaves out keyCertSign, given to --upstream-ca, is a 502 that says why that file does not make it trusted and what to do")
     func selfSignedNonCAUpstream() async throws {
         // Given an HTTPS upstream whose self-signed certificate's key usage is digitalSignature alone, and Kiosk told to trust that very file

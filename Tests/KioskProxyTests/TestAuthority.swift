@@ -17,6 +17,8 @@ final class TestAuthority: Sendable {
     private let leafKeyPEM: String
     /// A leaf for localhost from the same CA that expired a day ago.
     private let expiredLeafPEM: String
+    /// A leaf for localhost from the same CA for clients alone (its extended key usage clientAuth): no server's.
+    private let clientLeafPEM: String
     /// Leaves for localhost that BoringSSL's chain check lets pass and browsers refuse, each with its key's PEM.
     private let weakLeaves: [WeakLeaf: (certificate: String, key: String)]
 
@@ -45,14 +47,15 @@ final class TestAuthority: Sendable {
         }
         /// A leaf for localhost (and 127.0.0.1) with `key`, signed by `signer`, as PEM.
         func leaf(_ key: Certificate.PublicKey, issuer: DistinguishedName, signer: Certificate.PrivateKey,
-                  signature: Certificate.SignatureAlgorithm, from start: TimeInterval = -3600, to end: TimeInterval = 86_400) throws -> String {
+                  signature: Certificate.SignatureAlgorithm, from start: TimeInterval = -3600, to end: TimeInterval = 86_400,
+                  usage: ExtendedKeyUsage.Usage = .serverAuth) throws -> String {
             try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: key,
                 notValidBefore: now.addingTimeInterval(start), notValidAfter: now.addingTimeInterval(end),
                 issuer: issuer, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: signature,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
-                    try ExtendedKeyUsage([.serverAuth])
+                    try ExtendedKeyUsage([usage])
                     SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
                 },
                 issuerPrivateKey: signer).serializeAsPEM().pemString
@@ -65,6 +68,7 @@ final class TestAuthority: Sendable {
         leafKeyPEM = leafKey.pemRepresentation
         expiredLeafPEM = try leaf(.init(leafKey.publicKey), issuer: caName, signer: caKey, signature: .ecdsaWithSHA256,
                                   from: -3 * 86_400, to: -86_400)
+        clientLeafPEM = try leaf(.init(leafKey.publicKey), issuer: caName, signer: caKey, signature: .ecdsaWithSHA256, usage: .clientAuth)
         // SHA-1 signatures are RSA's here (swift-certificates signs no ECDSA with SHA-1): an RSA CA beside the first.
         let rsaCAKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
         let rsaCAName = try DistinguishedName { CommonName("Kiosk tests' RSA upstream CA") }
@@ -112,11 +116,12 @@ final class TestAuthority: Sendable {
         return (try NIOSSLContext(configuration: configuration), file)
     }
 
-    /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
-    /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
-    func upstreamContext(expired: Bool = false, weak: WeakLeaf? = nil, alpn: [String] = [],
+    /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, or (`clientOnly`) one
+    /// for clients alone, offering the ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
+    func upstreamContext(expired: Bool = false, clientOnly: Bool = false, weak: WeakLeaf? = nil, alpn: [String] = [],
                          maximumVersion: TLSVersion? = nil, requiresClientCertificate: Bool = false) throws -> NIOSSLContext {
-        let (certificate, key) = weak.flatMap { weakLeaves[$0] } ?? (expired ? expiredLeafPEM : leafPEM, leafKeyPEM)
+        let (certificate, key) = weak.flatMap { weakLeaves[$0] }
+            ?? (expired ? expiredLeafPEM : clientOnly ? clientLeafPEM : leafPEM, leafKeyPEM)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificate.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem)))
