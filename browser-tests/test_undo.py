@@ -190,3 +190,27 @@ def test_the_undo_toast_waits_while_focused_or_hovered_and_gives_the_focus_to_th
         wait_for(driver, lambda d: not shown(d), 10, "the toast stayed after the pointer left")
     finally:
         driver.quit()
+
+
+def test_a_move_refused_because_the_list_changed_elsewhere_is_said_and_the_list_shown_as_it_is(fresh_server, kiosk_bin):
+    import subprocess
+    driver = new_driver(PHONE)
+    try:
+        # Given the dogs editor, and then two dogs deleted elsewhere (the command line, another device)
+        open(driver, fresh_server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        for dog in dogs[:2]:
+            result = subprocess.run([kiosk_bin, "dogs", "delete", dog, "--data-dir", fresh_server.data_dir],
+                                    capture_output=True, text=True, timeout=60)
+            assert result.returncode == 0, result.stderr
+        # When the page's second-to-last dog is moved down, to a position the list no longer has
+        down = driver.find_element(By.CSS_SELECTOR,
+                                   f"#results ul.items.edit > li[data-id='{dogs[-2]}'] form.move[data-direction=down] button")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", down)
+        down.click()
+        # Then a toast says why, by the dog's name, and the list shows as it is now (without the two deleted)
+        said = lambda d: d.execute_script("const t = document.getElementById('undo-toast'); return t && !t.hidden ? t.textContent : ''")
+        wait_for(driver, lambda d: "the list has changed since this page was shown" in said(d), 15, "no word of the refused move")
+        wait_for(driver, lambda d: dog_ids(d) == dogs[2:], 15, "the list was not shown as it is now")
+    finally:
+        driver.quit()

@@ -62,6 +62,8 @@ extension Strings {
         field: { $0 },
         collection: { $0 },
         resetWarning: { "Forget every deletion and your order of the \($0) list, and show it as the catalog sends it?" },
+        cannotMove: { "\($0) could not move to position \($1): the list has changed since this page was shown. It shows as it is now." },
+        notInList: { "\($0) is no longer in the list: it was deleted elsewhere. The list shows as it is now." },
         addToFavorites: "Add to favorites",
         offlineNotSaved: "The catalog can’t be reached right now, and Kiosk hasn’t saved this page yet.",
         timedOutNotSaved: "The catalog is taking too long to answer, and Kiosk hasn’t saved this page yet.",

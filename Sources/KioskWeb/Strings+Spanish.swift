@@ -97,6 +97,8 @@ extension Strings {
             }
         },
         resetWarning: { "¿Olvidar todas las eliminaciones y tu orden de la lista de \($0), y mostrarla como la envía el catálogo?" },
+        cannotMove: { "\($0) no se pudo mover a la posición \($1): la lista cambió desde que se mostró esta página. Se muestra como está ahora." },
+        notInList: { "\($0) ya no está en la lista: se eliminó en otro sitio. La lista se muestra como está ahora." },
         addToFavorites: "Añadir a favoritos",
         offlineNotSaved: "No se puede contactar con el catálogo ahora mismo y Kiosk aún no ha guardado esta página.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y Kiosk aún no ha guardado esta página.",

@@ -87,6 +87,10 @@ final class Strings: Sendable {
     let noneInCollection: @Sendable (String) -> String
     /// What Reset does, asked before it is done: "Forget your deletions and order of the Dogs list?".
     let resetWarning: @Sendable (String) -> String
+    /// A move refused because the list changed since its page was shown: the item's name, the position asked (from 1).
+    let cannotMove: @Sendable (String, Int) -> String
+    /// A move or deletion of an item no longer in the list (deleted from another device): its name.
+    let notInList: @Sendable (String) -> String
     /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
     let addToFavorites: String
     /// An error page's words when Kiosk saved nothing for it and the catalog's upstream cannot be reached (Kiosk
@@ -185,6 +189,8 @@ final class Strings: Sendable {
          field: @escaping @Sendable (String) -> String,
          collection: @escaping @Sendable (String) -> String,
          resetWarning: @escaping @Sendable (String) -> String,
+         cannotMove: @escaping @Sendable (String, Int) -> String,
+         notInList: @escaping @Sendable (String) -> String,
          addToFavorites: String,
          offlineNotSaved: String,
          timedOutNotSaved: String,
@@ -267,6 +273,8 @@ final class Strings: Sendable {
         self.field = field
         self.collection = collection
         self.resetWarning = resetWarning
+        self.cannotMove = cannotMove
+        self.notInList = notInList
         self.addToFavorites = addToFavorites
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved

@@ -132,13 +132,32 @@ package struct WebController: Sendable {
             throw WebError.notFound(said: { $0.noFormHere })
         }
         let verified = try await CSRFProtection.verifiedForm(request)
-        switch route {
-        case .delete: try await kiosk.catalog.deleteFromUserOrder(source: source, itemID: itemID)
-        case .move: try kiosk.catalog.moveInUserOrder(source: source, itemID: itemID, to: try verified.decode(MoveForm.self).to)
-        case .restore: try kiosk.catalog.restoreToUserOrder(source: source, itemID: itemID)
-        default: throw WebError.notFound(said: { $0.noFormHere })
+        do {
+            switch route {
+            case .delete: try await kiosk.catalog.deleteFromUserOrder(source: source, itemID: itemID)
+            case .move: try kiosk.catalog.moveInUserOrder(source: source, itemID: itemID, to: try verified.decode(MoveForm.self).to)
+            case .restore: try kiosk.catalog.restoreToUserOrder(source: source, itemID: itemID)
+            default: throw WebError.notFound(said: { $0.noFormHere })
+            }
+        } catch let error as KioskError where !Self.isRestore(route) {
+            // The list changed under the page (a dog deleted on another device, a move queued offline sent later): said to
+            // a person by the item's name, in the page's language — the outbox shows the same words for a queued one.
+            let title = (try? await kiosk.catalog.item(source: source, itemID: itemID, policy: .offline))?.item.shownTitle ?? itemID
+            var refused = WebError(error, retryPath: nil)
+            switch error {
+            case .invalidRequest:
+                let position = (try? verified.decode(MoveForm.self).to).map { $0 + 1 } ?? 0
+                refused.said = { $0.strings.cannotMove(title, position) }
+            case .notFound: refused.said = { $0.strings.notInList(title) }
+            default: throw error
+            }
+            throw refused
         }
         return Self.seeOther(Route.editor(source).path)
+    }
+
+    private static func isRestore(_ route: Route) -> Bool {
+        if case .restore = route { true } else { false }
     }
 
     /// The header naming a write's idempotency key (the IETF draft's name): a queued edit replayed after a

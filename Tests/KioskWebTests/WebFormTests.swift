@@ -248,6 +248,15 @@ struct WebFormTests {
             #expect(negative.status == .badRequest)
             #expect(words.status == .badRequest)
             #expect(try dogIDs(harness) == before)
+            // And a move past the list's end (the list changed under the page) and a dog no longer in it are said by the
+            // dog's name, in the page's language (the words a queued edit's refusal shows too)
+            let name = try await harness.kiosk.catalog.item(source: .dogs, itemID: before[0], policy: .offline).item.shownTitle
+            #expect(past.body.contains("\(name) could not move to position 1000: the list has changed since this page was shown."),
+                    "\(past.body)")
+            let inSpanish = try await client.post("/dogs/\(before[0])/move", form: [("csrf", token), ("to", "999")], cookie: token,
+                                                  headers: [.acceptLanguage: "es"])
+            #expect(inSpanish.body.contains("\(name) no se pudo mover a la posición 1000: la lista cambió"), "\(inSpanish.body)")
+            #expect(unknown.body.contains("no-such-dog is no longer in the list"), "\(unknown.body)")
         }
     }
 

@@ -162,7 +162,12 @@
     // Said once, in a few words: the new list's status line and its banner (a count, "updated", "offline").
     const said = document.getElementById("results-said");
     if (said) {
-      const text = $$(":scope > p.status, :scope > .banner", fresh).map(p => p.textContent.trim()).filter(Boolean).join(" ");
+      // (Without the status line's Refresh link: "Updated 16 min ago · Refresh" read aloud is a link's name, not news.)
+      const text = $$(":scope > p.status, :scope > .banner", fresh).map(p => {
+        const copy = p.cloneNode(true);
+        for (const link of $$("a.refresh", copy)) link.remove();
+        return copy.textContent.trim().replace(/\s*·\s*$/, "");
+      }).filter(Boolean).join(" ");
       said.textContent = "";
       requestAnimationFrame(() => { said.textContent = text; });
     }
@@ -441,8 +446,15 @@
         location.assign(resultsURL);
       }
       return true;
-    } catch {
-      fallback();
+    } catch (error) {
+      // Kiosk refused it and said why (the list changed under this page: a dog deleted on another device): said here,
+      // and the list shown as it is now. Anything else — no answer — goes the way the form would.
+      if (error.said && !error.unreachable) {
+        showToast(error.said);
+        reloadResults();
+      } else {
+        fallback();
+      }
       return false;
     } finally {
       if (form) sending.delete(form);
