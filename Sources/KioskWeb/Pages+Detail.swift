@@ -44,7 +44,7 @@ extension Pages {
         var parts: [HTML] = []
         if let picture = article.largestImage {
             parts.append(image(picture.url, width: picture.width ?? 440, height: picture.height ?? 293,
-                               alt: article.caption ?? "", lazy: false, context: context))
+                               alt: article.caption ?? "", altLanguage: context.contentLanguage(item.source), lazy: false, context: context))
         }
         let section = [article.section, article.subsection].filter { !$0.isEmpty }.joined(separator: " · ")
         let lang = context.contentLanguage(item.source)
@@ -74,7 +74,7 @@ extension Pages {
         let strings = context.strings
         var parts: [HTML] = [heading(item, context: context)]
         let picture = character.thumbnail?.url(variant: "portrait_uncanny") ?? item.imageURL
-        parts.append(image(picture, width: 300, height: 450, alt: item.shownTitle, lazy: false, context: context))
+        parts.append(image(picture, width: 300, height: 450, alt: item.shownTitle, altLanguage: context.contentLanguage(item.source), lazy: false, context: context))
         // The original app hid the description when Marvel has none, rather than showing an empty block.
         let lang = context.contentLanguage(item.source)
         if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract"), lang], [.text(item.summary)])) }
@@ -118,7 +118,7 @@ extension Pages {
         // places and episodes in a wide page but not in the narrower detail pane of the split view.
         return [E.element("div", [.class("character")], [
             E.element("div", [.class("sheet")], [
-                image(item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
+                image(item.imageURL, width: 300, height: 300, alt: item.shownTitle, altLanguage: context.contentLanguage(item.source), lazy: false, context: context),
                 heading(item, context: context),
                 E.element("dl", [], rows.flatMap { name, value in
                     [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], value)]
@@ -286,7 +286,7 @@ extension Pages {
 
     private static func dog(_ item: CatalogItem, _ dog: Dog, context: ViewContext) -> [HTML] {
         [
-            image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
+            image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.shownTitle, altLanguage: context.contentLanguage(item.source), lazy: false, context: context),
             heading(item, context: context),
             E.element("p", [.class("abstract"), context.contentLanguage(item.source)], [.text(dog.description)]),
             E.element("p", [.class("status")], [.text(context.strings.almostYears(dog.age))]),

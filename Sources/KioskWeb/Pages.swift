@@ -203,8 +203,17 @@ package enum Pages {
     }
 
     /// An item's subtitle in the page's language: what the catalog says in English ("Alive · Human", "5 comics ·
-    /// 14 series", "Almost 3 years", an episode's air date) said again from the item's own values; a byline as it is.
-    static func subtitle(_ item: CatalogItem, context: ViewContext) -> String {
+    /// 14 series", "Almost 3 years", an episode's air date) said again from the item's own values; a byline as it is,
+    /// in the upstream's language (`isUpstreams`: a screen reader is told so; Kiosk's own words are the page's, even
+    /// where they read alike in English, as "21 series" does).
+    static func subtitle(_ item: CatalogItem, context: ViewContext) -> (text: String, isUpstreams: Bool) {
+        switch item.detail {
+        case .dog, .rickAndMorty, .marvelCharacter, .rickAndMortyEpisode: (ownSubtitle(item, context: context), false)
+        default: (item.subtitle, true)
+        }
+    }
+
+    private static func ownSubtitle(_ item: CatalogItem, context: ViewContext) -> String {
         let strings = context.strings
         switch item.detail {
         case .dog(let dog):
@@ -248,10 +257,9 @@ package enum Pages {
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.enumerated().map { index, item in
             let presentation = context.presentation(item.source)
-            let described = subtitle(item, context: context)
+            let (described, isUpstreams) = subtitle(item, context: context)
             // A subtitle Kiosk did not say again in the page's language (a byline) is the upstream's, in its language.
-            let describedHTML: HTML = described == item.subtitle && !described.isEmpty
-                ? context.contentText(described, of: item.source) : .text(described)
+            let describedHTML: HTML = isUpstreams && !described.isEmpty ? context.contentText(described, of: item.source) : .text(described)
             let subtitle: [HTML] = showSource ? [.text("\(context.sourceName(item.source)) · "), describedHTML] : [describedHTML]
             var title: [HTML] = [.text(item.shownTitle)]
             if case .rickAndMorty(let character) = item.detail {
@@ -346,14 +354,16 @@ package enum Pages {
     /// nothing when the URL is not http(s).
     /// Without a usable URL it is a placeholder of the same size (the sizes Kiosk uses have CSS classes,
     /// as the CSP allows no inline style), so rows and grids keep their shape.
-    static func image(_ url: URL?, width: Int, height: Int, alt: String, lazy: Bool = true, context: ViewContext) -> HTML {
+    /// `altLanguage`: the language of `alt` when it is the upstream's words (a caption, a title) and not the page's.
+    static func image(_ url: URL?, width: Int, height: Int, alt: String, altLanguage: Attribute? = nil, lazy: Bool = true,
+                      context: ViewContext) -> HTML {
         guard let source = Attribute.imageSource(url) else {
             guard placeholderSizes.contains("\(width)x\(height)") else { return .empty }
             return E.element("span", [.class("img-placeholder ph-\(width)x\(height)"), .attribute("role", "img"),
                                       .attribute("aria-label", context.strings.imageUnavailable)], [])
         }
         return E.void("img", [source, .attribute("width", String(width)), .attribute("height", String(height)),
-                              .attribute("alt", alt), lazy ? .attribute("loading", "lazy") : nil,
+                              .attribute("alt", alt), alt.isEmpty ? nil : altLanguage, lazy ? .attribute("loading", "lazy") : nil,
                               .attribute("decoding", "async")])
     }
 
@@ -365,7 +375,8 @@ package enum Pages {
     static func attribution(_ text: String?, source: SourceID, context: ViewContext) -> HTML {
         guard let required = context.presentation(source).requiredAttribution else { return .empty }
         let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? required
-        return E.element("p", [.class("attribution")], [.text(shown)])
+        // The catalog's own words (Marvel's credit), in the catalog's language.
+        return E.element("p", [.class("attribution"), context.contentLanguage(source)], [.text(shown)])
     }
 
     /// The credits of the catalogs among `items` whose terms require one (Marvel's), once each: for a page that lists

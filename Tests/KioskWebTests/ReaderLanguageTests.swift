@@ -181,6 +181,13 @@ struct ReaderLanguageTests {
             let english = try await client.get("/rickandmorty/1").body
             #expect(english.components(separatedBy: #" lang="en""#).count - 1 == 1, "only <html> says it: \(english)")
             #expect(english.contains("<h1>Rick Sanchez</h1>") && english.contains("Planet · Dimension C-137 · "), "\(english)")
+            // And Kiosk's own words that read alike in both ("21 series": Abomination's) are the page's, not marked English;
+            // Marvel's credit, its own words, is
+            let marvel = try await client.get("/marvel", headers: spanish).body
+            let abomination = try #require(marvel.components(separatedBy: "<li data-id=\"1009146\"").dropFirst().first?
+                .components(separatedBy: "</li>").first)
+            #expect(abomination.contains("21 series") && !abomination.contains(#"lang="en">21 series"#), "\(abomination)")
+            #expect(marvel.contains(#"<p class="attribution" lang="en">"#), "\(marvel)")
         }
     }
 
