@@ -655,6 +655,7 @@
       const doc = await fetchPage(href, { shown: true }), main = doc.getElementById("main");
       if (!main || !pane) throw new Error("no detail");
       pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")).map(child => document.adoptNode(child)));
+      demoteHeadings(pane);
       pane.hidden = false;
       pane.scrollTop = 0;
       changed(pane);
@@ -662,9 +663,18 @@
       if (push && withoutHash(href) !== shownURL) history.pushState({ detail: href }, "", href);
       shownURL = withoutHash(location.href);
       document.title = doc.title || document.title;
-      focusOn($("h1", pane) || pane);
+      focusOn($("h2", pane) || pane);
     } catch {
       location.assign(href);
+    }
+  }
+  // The item's page is its own h1 and h2s; in the pane it sits under the list's h1, one level down (a page has one h1).
+  function demoteHeadings(root) {
+    for (const heading of $$("h1, h2, h3, h4, h5", root).reverse()) {
+      const lower = document.createElement(`h${Number(heading.tagName[1]) + 1}`);
+      for (const { name, value } of heading.attributes) lower.setAttribute(name, value);
+      lower.append(...heading.childNodes);
+      heading.replaceWith(lower);
     }
   }
   document.addEventListener("click", event => {
