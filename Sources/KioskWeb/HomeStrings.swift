@@ -16,6 +16,8 @@ struct HomeStrings: Sendable {
     /// "3 new · 2 updated".
     let changeCounts: @Sendable (_ added: Int, _ updated: Int) -> String
     let recentlyRead, allFavorites, favoritesTagline, settings, readingHistory, readingHistoryHint, clearHistory: String
+    /// What clearing the reading history does, asked before it is done.
+    let clearHistoryWarning: String
 
     /// The English words.
     static let english = HomeStrings(
@@ -28,7 +30,9 @@ struct HomeStrings: Sendable {
         favoritesTagline: "What you starred, kept for reading offline.", settings: "Settings", readingHistory: "Reading history",
         readingHistoryHint: "Home lists the items you opened last, on this browser or any device paired with this Kiosk. "
             + "The history stays on the computer running Kiosk.",
-        clearHistory: "Clear reading history")
+        clearHistory: "Clear reading history",
+        clearHistoryWarning: "Forget every item opened, on this browser and on every device paired with this Kiosk? Home's "
+            + "“Recently read” starts again empty.")
 
     /// The Spanish words.
     static let spanish = HomeStrings(
@@ -43,5 +47,7 @@ struct HomeStrings: Sendable {
         readingHistory: "Historial de lectura",
         readingHistoryHint: "Inicio muestra lo último que abriste, en este navegador o en cualquier dispositivo vinculado a "
             + "este Kiosk. El historial se queda en el ordenador donde funciona Kiosk.",
-        clearHistory: "Borrar el historial de lectura")
+        clearHistory: "Borrar el historial de lectura",
+        clearHistoryWarning: "¿Olvidar todo lo que abriste, en este navegador y en cualquier dispositivo vinculado a este Kiosk? "
+            + "«Leído recientemente» de Inicio vuelve a empezar vacío.")
 }

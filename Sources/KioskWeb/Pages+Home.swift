@@ -116,8 +116,13 @@ extension Pages {
             E.element("section", [.class("settings-part"), .attribute("aria-labelledby", "history-title")], [
                 E.element("h2", [.attribute("id", "history-title")], [.text(words.readingHistory)]),
                 E.element("p", [.class("hint")], [.text(words.readingHistoryHint)]),
-                postForm(action: Route.clearHistory.path, fields: [], label: words.clearHistory, button: .text(words.clearHistory),
-                         className: "clear-history", context: context),
+                // Clearing cannot be undone: a second, deliberate step, as the dogs list's Reset is.
+                E.element("details", [.class("confirm-reset")], [
+                    E.element("summary", [], [.text(words.clearHistory + "…")]),
+                    E.element("p", [], [.text(words.clearHistoryWarning)]),
+                    postForm(action: Route.clearHistory.path, fields: [], label: words.clearHistory, button: .text(words.clearHistory),
+                             className: "clear-history", context: context),
+                ]),
             ]),
         ])
     }

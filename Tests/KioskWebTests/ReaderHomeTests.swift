@@ -135,6 +135,9 @@ struct ReaderHomeTests {
             let settings = try await client.get("/settings")
             #expect(settings.body.contains("<h1>Settings</h1>"))
             #expect(settings.body.contains(#"<form class="clear-history" method="post" action="/settings/clear-history">"#))
+            // (behind a second step that says what it forgets: it cannot be undone)
+            #expect(settings.body.contains(#"<details class="confirm-reset"><summary>Clear reading history…</summary><p>Forget every item opened"#),
+                    "\(settings.body)")
             #expect(settings.body.contains(#"<a class="tool" href="/settings" aria-current="page">Settings</a>"#))
             let csrf = try issuedToken(settings)
             // When a post without the token comes
