@@ -15,7 +15,7 @@ extension ConsoleWords {
         mockRules: "Reglas de simulación",
         rewriteRules: "Reglas de reescritura",
         endpoints: "Endpoints",
-        nothingLogged: "Aún no hay nada registrado: abre un catálogo y sus solicitudes aparecerán aquí.",
+        nothingLogged: "Aún no hay nada registrado: las solicitudes aparecen aquí según se hacen (al abrir un catálogo, las de una app a través de kiosk proxy).",
         noRequestMatches: "Ninguna solicitud coincide.",
         olderRequests: "Solicitudes anteriores ›",
         pausedCount: { "\($0) solicitud\($0 == 1 ? " está detenida" : "es están detenidas") en un punto de interrupción. " },

@@ -48,6 +48,29 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
+    @Test("An answer Kiosk made (a mock's, an edit's) without a length is logged with the Content-Length its app got; an upstream's and a HEAD's as they came",
+          arguments: [("GET", true, true), ("GET", false, false), ("HEAD", true, false)])
+    func madeAnswersLoggedWithTheirLength(method: String, mocked: Bool, expectsLength: Bool) async throws {
+        // Given a transport answering 17 bytes without a Content-Length, made by a mock (or not)
+        struct Maker: HTTPTransport {
+            let mocked: Bool
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                var response = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Mocked"}"#.utf8),
+                                            url: request.url)
+                if mocked { response.headers[HTTPResponse.mockMarkerHeader] = "1" }
+                return response
+            }
+        }
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: Maker(mocked: mocked), redactor: redactor, sink: sink.closure)
+        // When a request goes through the capture
+        _ = try await capture.send(HTTPRequest(method: method, url: URL(string: "https://api.example/x")!, source: .nyt, endpoint: "x"))
+        // Then the record says the length the app got when Kiosk made the body, and adds nothing otherwise
+        let record = try #require(sink.all.first)
+        let length = record.responseHeaders.first { $0.name == "Content-Length" }?.value
+        #expect(length == (expectsLength ? "17" : nil), "\(record.responseHeaders)")
+    }
+
     @Test("A body labelled gzip that is not gzip at all is kept as the plain body it is, redacted; a gzip body that does not decode is withheld and said so by its size")
     func mislabelledAndCorruptCodings() async throws {
         // Given an upstream answering plain JSON (echoing the key) under Content-Encoding: gzip, then gzip's magic bytes and garbage
