@@ -136,7 +136,7 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     assert focused() == second_id
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     pane = browser.find_element(By.ID, "detail-pane")
-    WebDriverWait(browser, 10).until(lambda d: pane.is_displayed() and f"#{second_id} " in pane.find_element(By.TAG_NAME, "h2").text)
+    WebDriverWait(browser, 10).until(lambda d: pane.is_displayed() and f"#{second_id} " in pane.find_element(By.TAG_NAME, "h1").text)
     assert browser.current_url.endswith(f"/debug/requests/{second_id}")
     assert browser.find_element(By.ID, "results").is_displayed()
     # k moves back up and Enter opens that one instead.
@@ -144,7 +144,7 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     link.send_keys("k")
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/debug/requests/{first_id}"))
-    WebDriverWait(browser, 10).until(lambda d: f"#{first_id} " in pane.find_element(By.TAG_NAME, "h2").text)
+    WebDriverWait(browser, 10).until(lambda d: f"#{first_id} " in pane.find_element(By.TAG_NAME, "h1").text)
 
     # Escape closes the pane and goes back to the list's address; / goes to the search box.
     browser.switch_to.active_element.send_keys(Keys.ESCAPE)

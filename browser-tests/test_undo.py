@@ -209,8 +209,12 @@ def test_a_move_refused_because_the_list_changed_elsewhere_is_said_and_the_list_
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", down)
         down.click()
         # Then a toast says why, by the dog's name, and the list shows as it is now (without the two deleted)
-        said = lambda d: d.execute_script("const t = document.getElementById('undo-toast'); return t && !t.hidden ? t.textContent : ''")
+        # (in a toast, or, the page's service worker having sent it, in its banner of failed edits: once, not both)
+        said = lambda d: d.execute_script("""
+            return [document.getElementById('undo-toast'), document.getElementById('failed-edits')]
+              .filter(e => e && !e.hidden).map(e => e.textContent).join(' | ')""")
         wait_for(driver, lambda d: "the list has changed since this page was shown" in said(d), 15, "no word of the refused move")
+        assert said(driver).count("the list has changed") == 1, said(driver)
         wait_for(driver, lambda d: dog_ids(d) == dogs[2:], 15, "the list was not shown as it is now")
     finally:
         driver.quit()

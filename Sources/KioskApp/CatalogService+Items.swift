@@ -213,6 +213,12 @@ extension CatalogService {
         return id
     }
 
+    /// The item as stored, whether or not its list still shows it (a dog deleted from the list is still stored): for a
+    /// refusal to name it. Nil when it is not stored.
+    public func storedItem(source: SourceID, itemID: String) throws -> CatalogItem? {
+        try database.item(source: source, itemID: try storedItemID(itemID, source: source))
+    }
+
     /// Stars or unstars a stored item.
     public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
         try database.setFavorite(isFavorite, source: source, itemID: try storedItemID(itemID, source: source))

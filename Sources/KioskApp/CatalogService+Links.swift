@@ -52,7 +52,7 @@ extension CatalogService {
         let pageCount = Self.pageCount(paged.count)
         guard page > pageCount else { return }
         let name = "page \(page) of \(item.source.rawValue) item \(item.itemID)'s linked items"
-        throw KioskError.notFound(paged.isEmpty ? "\(name) (they are one page)"
+        throw KioskError.notFound(paged.isEmpty ? "\(name) (its linked items are shown whole, on one page)"
                                   : "\(name) (\(paged.count) in \(pageCount) page\(pageCount == 1 ? "" : "s"))")
     }
 

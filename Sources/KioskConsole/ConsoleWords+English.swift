@@ -15,7 +15,7 @@ extension ConsoleWords {
         mockRules: "Mock rules",
         rewriteRules: "Rewrite rules",
         endpoints: "Endpoints",
-        nothingLogged: "Nothing logged yet: requests appear here as they are made (a catalog opened, an app's through kiosk proxy).",
+        nothingLogged: "Nothing logged yet: requests appear here as they are made, when a catalog is opened or an app sends one through kiosk proxy.",
         noRequestMatches: "No request matches.",
         olderRequests: "Older requests ›",
         pausedCount: { "\($0) request\($0 == 1 ? " is" : "s are") paused at a breakpoint. " },

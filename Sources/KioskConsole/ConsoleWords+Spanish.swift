@@ -15,7 +15,7 @@ extension ConsoleWords {
         mockRules: "Reglas de simulación",
         rewriteRules: "Reglas de reescritura",
         endpoints: "Endpoints",
-        nothingLogged: "Aún no hay nada registrado: las solicitudes aparecen aquí según se hacen (al abrir un catálogo, las de una app a través de kiosk proxy).",
+        nothingLogged: "Aún no hay nada registrado: las solicitudes aparecen aquí según se hacen, al abrir un catálogo o cuando una app envía una a través de kiosk proxy.",
         noRequestMatches: "Ninguna solicitud coincide.",
         olderRequests: "Solicitudes anteriores ›",
         pausedCount: { "\($0) solicitud\($0 == 1 ? " está detenida" : "es están detenidas") en un punto de interrupción. " },
@@ -637,7 +637,7 @@ private func spanishRuleEdit(_ edit: ExchangeTouch.RuleEdit) -> String {
     case .removed(let name): "quitó \(name)"
     case .set(let names): "fijó " + names.joined(separator: ", ")
     case let .patched(count, coding):
-        "parcheó el cuerpo (\(count) operaci\(count == 1 ? "ón" : "ones"))" + (coding.map { ", descomprimido de \($0)" } ?? "")
+        "parcheó el cuerpo (\(count) operaci\(count == 1 ? "ón" : "ones"))" + (coding.map { ", tras descomprimirlo de \($0)" } ?? "")
     case .latency(let milliseconds): "+\(milliseconds) ms"
     }
 }

@@ -28,7 +28,8 @@ enum CertificateDiagnosis {
            }) {
             return "it is the certificate \(file) (--upstream-ca) holds, but its key usage leaves out signing certificates "
                 + "(keyCertSign), which Kiosk wants of a root, self-signed or not: make it again without a key usage or with "
-                + "keyCertSign (`openssl req -x509` does either by default), or give --upstream-ca the CA that issued it"
+                + "keyCertSign (`openssl req -x509 -addext \"subjectAltName=DNS:\(host)\"` does: no key usage by default, and the name "
+                + "where clients look for it), or give --upstream-ca the CA that issued it"
         }
         let trusted = roots.flatMap { path in ((try? NIOSSLCertificate.fromPEMFile(path)) ?? []).map { (path, $0) } }
         // The server's own certificate given as a root: BoringSSL takes only a CA's (or a self-signed one) as an anchor.

@@ -3,7 +3,7 @@ package import NIOSSL
 import SwiftASN1
 
 /// What makes an upstream's certificate too weak to trust though BoringSSL's chain check lets it pass: a SHA-1 or MD5
-/// signature, an RSA key under 2048 bits, or a host named only in the subject's CN. Browsers refuse both, and so does curl on OpenSSL's default security level
+/// signature, an RSA key under 2048 bits, or a host named only in the subject's CN. Browsers refuse all three, and so does curl on OpenSSL's default security level
 /// (2, Debian's): an app through Kiosk must not reach an upstream it could not reach directly, and the app, trusting
 /// Kiosk's own leaf, cannot see the upstream's. NIOSSL hands over the leaf alone (the chain only to a verifier that
 /// replaces BoringSSL's), so the leaf is what is read; the public PKI issues no SHA-1 intermediates any more.

@@ -1438,8 +1438,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
                 + "ECDHE key exchange): " + reasons.joined(separator: ", ") + "."
         }
         // A hello Kiosk could not read, before its certificate was sent: no question of trust.
-        if reasons.contains(where: { ["CLIENTHELLO_PARSE_FAILED", "EXCESSIVE_MESSAGE_SIZE", "WRONG_VERSION_NUMBER", "DECODE_ERROR",
-                                      "UNEXPECTED_RECORD", "UNEXPECTED_MESSAGE"].contains($0) }) {
+        if reasons.contains(where: { ["CLIENTHELLO_PARSE_FAILED", "EXCESSIVE_MESSAGE_SIZE", "WRONG_VERSION_NUMBER"].contains($0) }) {
             return "The app's TLS hello could not be read, so no certificate went to it (" + reasons.joined(separator: ", ") + ")."
         }
         // Most often an app that refused the certificate with an alert Kiosk could not read (curl's, under TLS 1.3).

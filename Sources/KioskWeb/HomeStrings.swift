@@ -16,8 +16,8 @@ struct HomeStrings: Sendable {
     /// "3 new · 2 updated".
     let changeCounts: @Sendable (_ added: Int, _ updated: Int) -> String
     let recentlyRead, allFavorites, favoritesTagline, settings, readingHistory, readingHistoryHint, clearHistory: String
-    /// What clearing the reading history does, asked before it is done.
-    let clearHistoryWarning: String
+    /// What clearing the reading history does, asked before it is done; given Home's section of it ("Recently read").
+    let clearHistoryWarning: @Sendable (String) -> String
 
     /// The English words.
     static let english = HomeStrings(
@@ -31,8 +31,8 @@ struct HomeStrings: Sendable {
         readingHistoryHint: "Home lists the items you opened last, on this browser or any device paired with this Kiosk. "
             + "The history stays on the computer running Kiosk.",
         clearHistory: "Clear reading history",
-        clearHistoryWarning: "Forget every item opened, on this browser and on every device paired with this Kiosk? Home's "
-            + "“Recently read” starts again empty.")
+        clearHistoryWarning: { "Forget every item opened, on this browser and on every device paired with this Kiosk? Home's "
+            + "“\($0)” starts again empty." })
 
     /// The Spanish words.
     static let spanish = HomeStrings(
@@ -48,6 +48,6 @@ struct HomeStrings: Sendable {
         readingHistoryHint: "Inicio muestra lo último que abriste, en este navegador o en cualquier dispositivo vinculado a "
             + "este Kiosk. El historial se queda en el ordenador donde funciona Kiosk.",
         clearHistory: "Borrar el historial de lectura",
-        clearHistoryWarning: "¿Olvidar todo lo que abriste, en este navegador y en cualquier dispositivo vinculado a este Kiosk? "
-            + "«Leído recientemente» de Inicio vuelve a empezar vacío.")
+        clearHistoryWarning: { "¿Olvidar todo lo que abriste, en este navegador y en cualquier dispositivo vinculado a este Kiosk? "
+            + "«\($0)» de Inicio vuelve a empezar vacío." })
 }

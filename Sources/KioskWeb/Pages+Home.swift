@@ -119,7 +119,7 @@ extension Pages {
                 // Clearing cannot be undone: a second, deliberate step, as the dogs list's Reset is.
                 E.element("details", [.class("confirm-reset")], [
                     E.element("summary", [], [.text(words.clearHistory + "…")]),
-                    E.element("p", [], [.text(words.clearHistoryWarning)]),
+                    E.element("p", [], [.text(words.clearHistoryWarning(words.recentlyRead))]),
                     postForm(action: Route.clearHistory.path, fields: [], label: words.clearHistory, button: .text(words.clearHistory),
                              className: "clear-history", context: context),
                 ]),

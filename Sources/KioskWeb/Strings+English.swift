@@ -79,7 +79,7 @@ extension Strings {
         goToFirstPage: "Go to the first page",
         badListAddress: { problem in
             switch problem {
-            case .unknownParameter(let name): "This list has no setting called “\(name)”: the address may have been mistyped."
+            case .unknownParameter(let name): "This page has no setting called “\(name)”: the address may have been mistyped."
             case .pageBelowOne: "Pages start at 1."
             case .pageNotANumber: "The page must be a whole number."
             case .searchTooLong(let limit): "Search text can be at most \(limit) characters long."

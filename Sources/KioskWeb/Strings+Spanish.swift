@@ -114,7 +114,7 @@ extension Strings {
         goToFirstPage: "Ir a la primera página",
         badListAddress: { problem in
             switch problem {
-            case .unknownParameter(let name): "Esta lista no tiene ningún ajuste llamado «\(name)»: puede que la dirección esté mal escrita."
+            case .unknownParameter(let name): "Esta página no tiene ningún ajuste llamado «\(name)»: puede que la dirección esté mal escrita."
             case .pageBelowOne: "Las páginas empiezan en la 1."
             case .pageNotANumber: "La página debe ser un número entero."
             case .searchTooLong(let limit): "El texto de búsqueda puede tener como mucho \(limit) caracteres."

@@ -36,8 +36,9 @@ package struct WebController: Sendable {
         router.get(Route.Kind.favorites.pattern) { _, context in
             Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)).with(CatalogService.storeAnswer)
         }
-        router.get(Route.Kind.apiFavorites.pattern) { _, _ in
-            try JSONResponse.ok(FavoritesJSON(try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
+        router.get(Route.Kind.apiFavorites.pattern) { request, _ in
+            _ = try FormInput.decode(NoQuery.self, from: request.uri.query)
+            return try JSONResponse.ok(FavoritesJSON(try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
         }
         // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
         // Installability: fetched by the browser without cookies, so outside any check.
@@ -58,7 +59,10 @@ package struct WebController: Sendable {
         // The service worker and the page it shows for what this device has not saved (both precached by it).
         router.get(Route.Kind.serviceWorker.pattern) { request, context in context.catalogs.assets.serviceWorker.response(request: request) }
         router.get(Route.Kind.offline.pattern) { _, context in Pages.response(Pages.offline(context.view)) }
-        router.get(Route.Kind.apiConnectivity.pattern) { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
+        router.get(Route.Kind.apiConnectivity.pattern) { request, _ in
+            _ = try FormInput.decode(NoQuery.self, from: request.uri.query)
+            return try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus()))
+        }
         // A constant segment, so it is never read as a catalog named "openapi.json".
         router.get(Route.Kind.apiDocument.pattern) { _, _ in try OpenAPIDocument.response() }
         // A constant segment, so GET /language is a 404 rather than a catalog lookup.
@@ -142,7 +146,7 @@ package struct WebController: Sendable {
         } catch let error as KioskError where !Self.isRestore(route) {
             // The list changed under the page (a dog deleted on another device, a move queued offline sent later): said to
             // a person by the item's name, in the page's language — the outbox shows the same words for a queued one.
-            let title = (try? await kiosk.catalog.item(source: source, itemID: itemID, policy: .offline))?.item.shownTitle ?? itemID
+            let title = (try? kiosk.catalog.storedItem(source: source, itemID: itemID))??.shownTitle ?? itemID
             var refused = WebError(error, retryPath: nil)
             switch error {
             case .invalidRequest:
@@ -357,6 +361,7 @@ package struct WebController: Sendable {
             }
             throw notFound
         }
+        if let unknown = query.unknownParameter { throw unknown }
         if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
         // Best effort: a history that cannot be written (a full disk) must not keep the page from the reader.
         // (Under the item's own id: `/rickandmorty/01` is character 1.)

@@ -132,7 +132,8 @@ extension KeyedDecodingContainer where Key == FormKey {
     /// A 400 naming the first unknown parameter and the valid ones.
     package func refuseUnknownNames(_ known: Set<String>) throws {
         for name in names.sorted() where !known.contains(name) {
-            throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
+            throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; "
+                                      + (known.isEmpty ? "this address takes none." : "valid: \(known.sorted().joined(separator: ", "))."))
         }
     }
 }
@@ -172,12 +173,27 @@ struct ListQuery: Decodable {
 struct DetailQuery: Decodable {
     var page = 1
     var refresh = false
+    /// The refusal of a parameter the page does not take (a mistyped address, refused as a list's is: docs/API.md), for
+    /// the page to throw once it knows its item is there (an address with nothing at it is a 404 whatever its query).
+    var unknownParameter: WebError?
 
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
+        if let unknown = form.names.sorted().first(where: { !["page", "refresh"].contains($0) }) {
+            do { try form.refuseUnknownNames(["page", "refresh"]) } catch let error as WebError {
+                unknownParameter = BadListAddress.said(.unknownParameter(String(unknown.prefix(40))), error)
+            }
+        }
         page = try BadListAddress.said(.pageNotANumber) { try form.value(Int.self, "page", invalid: "The page must be a whole number.") } ?? 1
         guard page >= 1 else { throw BadListAddress.said(.pageBelowOne, WebError.badRequest("The page must be 1 or more.")) }
         refresh = try form.flag("refresh")
+    }
+}
+
+/// The query of an address that takes none (`/api/favorites`, `/api/connectivity`): any parameter is refused.
+struct NoQuery: Decodable {
+    init(from decoder: any Decoder) throws {
+        try decoder.container(keyedBy: FormKey.self).refuseUnknownNames([])
     }
 }
 

@@ -257,6 +257,11 @@ struct WebFormTests {
                                                   headers: [.acceptLanguage: "es"])
             #expect(inSpanish.body.contains("\(name) no se pudo mover a la posición 1000: la lista cambió"), "\(inSpanish.body)")
             #expect(unknown.body.contains("no-such-dog is no longer in the list"), "\(unknown.body)")
+            // (a dog deleted elsewhere is named by its name, its row still stored)
+            let other = try await harness.kiosk.catalog.item(source: .dogs, itemID: before[1], policy: .offline).item.shownTitle
+            #expect(try await client.post("/dogs/\(before[1])/delete", form: [("csrf", token)], cookie: token).status == .seeOther)
+            let again = try await client.post("/dogs/\(before[1])/move", form: [("csrf", token), ("to", "0")], cookie: token)
+            #expect(again.status == .notFound && again.body.contains("\(other) is no longer in the list"), "\(again.body)")
         }
     }
 

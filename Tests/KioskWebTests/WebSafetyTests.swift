@@ -114,6 +114,22 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("The JSON API refuses a parameter an address does not take with a 400 naming it: an item's, the favorites', connectivity")
+    func jsonAPIRefusesUnknownParameters() async throws {
+        try await withWeb { _, client in
+            for (uri, said) in [("/api/rickandmorty/1?bogus=1", "Unknown parameter \"bogus\"; valid: page, refresh."),
+                                ("/api/favorites?page=0", "Unknown parameter \"page\"; this address takes none."),
+                                ("/api/connectivity?x=1", "Unknown parameter \"x\"; this address takes none.")] {
+                let answer = try await client.get(uri)
+                let error = try answer.json()["error"] as? String
+                #expect(answer.status == .badRequest && error == said, "\(uri): \(answer.body)")
+            }
+            // (and a parameter it takes, or none, is answered)
+            #expect(try await client.get("/api/rickandmorty/1?page=1").status == .ok)
+            #expect(try await client.get("/api/connectivity").status == .ok)
+        }
+    }
+
     @Test("Bad input is a clear 4xx page, never a 500", arguments: [
         ("/nowhere", 404), ("/rickandmorty?page=0", 400), ("/rickandmorty?page=-3", 400),
         ("/rickandmorty?page=abc", 400), ("/rickandmorty?page=999", 404), ("/rickandmorty?page=99999999999", 404),
@@ -126,8 +142,11 @@ struct WebSafetyTests {
         ("/rickandmorty/%ZZ", 400), ("/image?url=" + String(repeating: "a", count: 5000), 400),
         // A page past the last of a search answered from the store (one page), and of a one-page catalog's search
         ("/rickandmorty?q=ri&page=2", 404), ("/nyt?q=the&page=2", 404),
+        // A parameter an item's page does not take (docs/API.md: a 400)
+        ("/rickandmorty/1?bogus=1", 400),
     ])
     func badInput(uri: String, expected: Int) async throws {
+        // (the JSON API's twins: `jsonAPIRefusesUnknownParameters`)
         try await withWeb { _, client in
             // Given a malformed or impossible request
             // When it is sent

@@ -414,10 +414,12 @@
         input.dataset.path = path;
         // A number field that holds no number keeps the form from being sent (`refuseInvalid`): what the app would get
         // is the field's text, or nothing.
+        // (A box's value reads every line break as LF: a string that came with CRLF keeps them.)
+        const crlf = lines > 1 && /\r\n/.test(String(node.v));
         const check = () => {
           const ok = node.t === "s" || numberPattern.test(input.value.trim());
           input.setAttribute("aria-invalid", String(!ok));
-          if (ok) { node.v = node.t === "n" ? input.value.trim() : input.value; sync(); }
+          if (ok) { node.v = node.t === "n" ? input.value.trim() : crlf ? input.value.replace(/\r?\n/g, "\r\n") : input.value; sync(); }
         };
         input.addEventListener("input", check);
         if (node.blank) { delete node.blank; check(); input.dataset.focus = ""; }

@@ -447,10 +447,11 @@
       }
       return true;
     } catch (error) {
-      // Kiosk refused it and said why (the list changed under this page: a dog deleted on another device): said here,
-      // and the list shown as it is now. Anything else — no answer — goes the way the form would.
+      // Kiosk refused it and said why (the list changed under this page: a dog deleted on another device): said here —
+      // by the service worker's word on the failed edit when it sent it, else in a toast — and the list shown as it is
+      // now. Anything else (no answer) goes the way the form would.
       if (error.said && !error.unreachable) {
-        showToast(error.said);
+        if (!navigator.serviceWorker?.controller) showToast(error.said);
         reloadResults();
       } else {
         fallback();
@@ -663,19 +664,15 @@
       if (push && withoutHash(href) !== shownURL) history.pushState({ detail: href }, "", href);
       shownURL = withoutHash(location.href);
       document.title = doc.title || document.title;
-      focusOn($("h2", pane) || pane);
+      focusOn($("h1", pane) || pane);
     } catch {
       location.assign(href);
     }
   }
-  // The item's page is its own h1 and h2s; in the pane it sits under the list's h1, one level down (a page has one h1).
+  // The item's page is its own h1 and h2s; in the pane it sits under the list's h1, one level down for assistive
+  // technology (a page has one h1), its look unchanged (the stylesheet styles the item's page by its tags).
   function demoteHeadings(root) {
-    for (const heading of $$("h1, h2, h3, h4, h5", root).reverse()) {
-      const lower = document.createElement(`h${Number(heading.tagName[1]) + 1}`);
-      for (const { name, value } of heading.attributes) lower.setAttribute(name, value);
-      lower.append(...heading.childNodes);
-      heading.replaceWith(lower);
-    }
+    for (const heading of $$("h1, h2, h3, h4, h5", root)) heading.setAttribute("aria-level", String(Number(heading.tagName[1]) + 1));
   }
   document.addEventListener("click", event => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
