@@ -108,8 +108,9 @@ extension LinkedStrings {
         episode: "Episode", episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
         unknown: "Unknown", unknownDimension: "Unknown", notSaved: "not saved on this device yet",
         residentCount: { $0 == "1" ? "1 resident" : "\($0) residents" },
-        missing: { $0 == 1 ? "1 linked item is not saved on this device and could not be fetched."
-                   : "\($0) linked items are not saved on this device and could not be fetched." },
+        // (Kiosk's store, not the device's saved pages: "on this device" is what a phone keeps itself.)
+        missing: { $0 == 1 ? "1 linked item is not in Kiosk's store and could not be fetched from the catalog."
+                   : "\($0) linked items are not in Kiosk's store and could not be fetched from the catalog." },
         skipped: { $0 == 1 ? "1 linked item could not be read and is left out." : "\($0) linked items could not be read and are left out." })
 }
 

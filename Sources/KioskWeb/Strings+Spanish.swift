@@ -166,8 +166,8 @@ extension LinkedStrings {
         episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
         unknown: "Desconocido", unknownDimension: "Desconocida", notSaved: "aún no guardado en este dispositivo",
         residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
-        missing: { $0 == 1 ? "1 elemento enlazado no está guardado en este dispositivo y no se pudo obtener."
-                   : "\($0) elementos enlazados no están guardados en este dispositivo y no se pudieron obtener." },
+        missing: { $0 == 1 ? "1 elemento enlazado no está en el almacén de Kiosk y no se pudo obtener del catálogo."
+                   : "\($0) elementos enlazados no están en el almacén de Kiosk y no se pudieron obtener del catálogo." },
         skipped: { $0 == 1 ? "1 elemento enlazado no se pudo leer y se omite." : "\($0) elementos enlazados no se pudieron leer y se omiten." })
 }
 

@@ -125,7 +125,7 @@ struct WebRickAndMortyTests {
             // Then his sheet is there, and a banner says the linked items are missing
             #expect(page.status == .ok)
             #expect(page.body.contains("<h1>Rick Sanchez</h1>"))
-            #expect(page.body.contains("53 linked items are not saved on this device and could not be fetched."))
+            #expect(page.body.contains("53 linked items are not in Kiosk&#39;s store and could not be fetched from the catalog."))
             #expect(page.body.contains("class=\"missing\""))
         }
     }
