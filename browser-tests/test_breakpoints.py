@@ -30,6 +30,10 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     # The open list shows it by itself, without a reload; its page shows the response as a tree.
     browser.switch_to.window(console)
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']"))
+    # (its time left goes on counting down while the list is open)
+    left = lambda d: int(d.find_element(By.CSS_SELECTOR, "#results .countdown").text)
+    first = left(browser)
+    WebDriverWait(browser, 10).until(lambda d: left(d) <= first - 2)
     browser.find_element(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']").click()
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
     name = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.results[0].name']")

@@ -90,9 +90,9 @@ struct ConsoleWords: Sendable {
     let switchesOnEndpoints: String
     let nothingPaused: String
     let pausedAt: @Sendable (PausePhase) -> String
-    let continuesIn: @Sendable (Int) -> String
+    let continuesIn: @Sendable (String) -> String
     /// A paused exchange whose app has gone: left alone, it is aborted in this many seconds.
-    let appGoneAbortsIn: @Sendable (Int) -> String
+    let appGoneAbortsIn: @Sendable (String) -> String
     let backToPaused: String
     let notSent: @Sendable (String) -> String
     let requestFailed: @Sendable (String) -> String

@@ -507,8 +507,8 @@ enum DebugPages {
                         E.element("span", [.class("text")], [
                             E.element("span", [.class("title")], [.text("#\(exchange.id) \(exchange.endpoint) — \(w.pausedAt(exchange.phase))")]),
                             E.element("span", [.class("subtitle url")], [.text("\(exchange.method) \(exchange.url)")]),
-                            E.element("span", [.class("subtitle")], [.text((exchange.appClosed ? w.appGoneAbortsIn : w.continuesIn)(
-                                max(0, Int(exchange.deadline.timeIntervalSince(now)))))]),
+                            E.element("span", [.class("subtitle")], countdown(exchange.appClosed ? w.appGoneAbortsIn : w.continuesIn,
+                                                                              seconds: max(0, Int(exchange.deadline.timeIntervalSince(now))))),
                         ]),
                     ]),
                 ])
@@ -519,6 +519,15 @@ enum DebugPages {
             E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true"), .attribute("data-reload-on-paused", "true"),
                               Attribute.localPath("data-events", ConsoleRoute.events.path)], content),
         ])
+    }
+
+    /// `phrase` said of `seconds`, the number in a span the console's script counts down each second (debug.js): a
+    /// list left open goes on saying how long is left, as the in-flight list's durations go on counting.
+    static func countdown(_ phrase: (String) -> String, seconds: Int) -> [HTML] {
+        let marker = "\u{1}"
+        let parts = phrase(marker).components(separatedBy: marker)
+        let number = E.element("span", [.class("countdown"), .attribute("data-remaining", String(seconds))], [.text(String(seconds))])
+        return [.text(parts[0]), number, .text(parts.dropFirst().joined())]
     }
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit

@@ -149,6 +149,11 @@
       const elapsed = Number(cell.dataset.elapsed) + (now - Number(tr.dataset.read));
       cell.textContent = `${Math.floor(elapsed / 1000)} s…`;
     }
+    // A paused exchange's time left (its deadline), counted down from when the list was read.
+    for (const span of $$("#results .countdown[data-remaining]")) {
+      if (!span.dataset.read) span.dataset.read = String(now);
+      span.textContent = String(Math.max(0, Math.floor(Number(span.dataset.remaining) - (now - Number(span.dataset.read)) / 1000)));
+    }
   }
   setInterval(countInFlight, 1000);
 
