@@ -120,6 +120,10 @@ def test_a_dog_moved_to_the_top_keeps_the_focus_on_its_row_and_esc_dismisses_the
         wait_for(driver, lambda d: d.execute_script(
             "const a = document.activeElement; return a.closest('li[data-id]')?.dataset.id + ' ' + a.closest('form')?.dataset.direction")
             == f"{dogs[1]} down", 5, "the focus left the moved dog's row")
+        # And a screen reader is told where it now stands
+        title = driver.find_element(By.CSS_SELECTOR, f"#results ul.items.edit > li[data-id='{dogs[1]}'] .title").text
+        wait_for(driver, lambda d: d.execute_script("return document.getElementById('results-said')?.textContent || ''")
+                 == f"{title}: position 1 of {len(dogs)}.", 5, "the move's new place was not said")
         # And after a deletion, Esc dismisses the toast
         press_in_dog_row(driver, dogs[2], "delete")
         shown = lambda d: d.execute_script("const t = document.getElementById('undo-toast'); return !!t && !t.hidden")

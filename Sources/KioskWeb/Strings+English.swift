@@ -141,6 +141,7 @@ extension DeviceStrings {
         resetPending: "Reset waits to be sent: the list goes back to its original order once Kiosk answers.",
         deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
         deletedMany: "{titles} deleted.", unstarredMany: "{titles} removed from favorites.",
+        moved: "{title}: position {n} of {total}.",
         languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}",
         notSaved: "Not saved on this device",

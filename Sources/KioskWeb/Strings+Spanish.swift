@@ -198,6 +198,7 @@ extension DeviceStrings {
         resetPending: "El restablecimiento está pendiente de enviarse: la lista volverá a su orden original cuando Kiosk responda.",
         deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
         deletedMany: "Se eliminaron {titles}.", unstarredMany: "Se quitaron {titles} de favoritos.",
+        moved: "{title}: posición {n} de {total}.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
         notSaved: "No guardado en este dispositivo",

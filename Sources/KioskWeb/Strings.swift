@@ -386,6 +386,8 @@ struct DeviceStrings: Sendable {
     let deleted, undo, unstarred: String
     /// The same toast after a second deletion (removal) within its ten seconds: one Undo brings back all of them.
     let deletedMany, unstarredMany: String
+    /// What a screen reader is told after a dog moved ("{title}: position {n} of {total}.").
+    let moved: String
     /// The toast when the language switch cannot reach Kiosk.
     let languageNeedsKiosk: String
     /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
@@ -403,7 +405,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, deletedMany, unstarredMany, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
+    let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -441,6 +443,7 @@ struct ScriptStrings: Encodable, Sendable {
         undo = device.undo
         unstarred = device.unstarred
         deletedMany = device.deletedMany
+        moved = device.moved
         unstarredMany = device.unstarredMany
         languageNeedsKiosk = device.languageNeedsKiosk
         unreachableLoaded = device.unreachableLoaded

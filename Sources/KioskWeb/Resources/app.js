@@ -141,7 +141,7 @@
 
   // Replaces #results (and Marvel's attribution) with the fetched page's, keeping the scroll position
   // and the focus: the search box is outside #results, and a control inside is found again by its key.
-  function swapResults(doc, { fromWait = false, focusKey } = {}) {
+  function swapResults(doc, { fromWait = false, focusKey, announce } = {}) {
     const current = $("#results"), fresh = doc.getElementById("results");
     if (!current || !fresh) return false;
     const active = document.activeElement;
@@ -163,7 +163,7 @@
     const said = document.getElementById("results-said");
     if (said) {
       // (Without the status line's Refresh link: "Updated 16 min ago · Refresh" read aloud is a link's name, not news.)
-      const text = $$(":scope > p.status, :scope > .banner", fresh).map(p => {
+      const text = announce || $$(":scope > p.status, :scope > .banner", fresh).map(p => {
         const copy = p.cloneNode(true);
         for (const link of $$("a.refresh", copy)) link.remove();
         return copy.textContent.trim().replace(/\s*·\s*$/, "");
@@ -442,7 +442,7 @@
         form.replaceWith(document.adoptNode(freshForm));
         changed(row);
         focusOn(findByKey(focusKey, row));
-      } else if (!swapResults(doc, { focusKey })) {
+      } else if (!swapResults(doc, { focusKey, announce: movedTo(form, doc) })) {
         location.assign(resultsURL);
       }
       return true;
@@ -460,6 +460,17 @@
     } finally {
       if (form) sending.delete(form);
     }
+  }
+  // Where a dog a move form moved now stands in `doc`, said as a screen reader is told it ("Luna: position 3 of 5.");
+  // undefined for any other form (the list's own status is said then).
+  function movedTo(form, doc) {
+    const row = form?.matches("form.move") ? form.closest("li[data-id]") : null;
+    if (!row) return undefined;
+    const rows = $$("#results ul.items.edit > li[data-id]", doc);
+    const index = rows.findIndex(li => li.dataset.id === row.dataset.id);
+    if (index < 0) return undefined;
+    return (strings.moved || "{title}: position {n} of {total}.").replace("{title}", $(".title", row)?.textContent.trim() || "")
+      .replace("{n}", String(index + 1)).replace("{total}", String(rows.length));
   }
   // After a deletion from a list its user orders, or a favorite's removal from the favorites page, a toast offers
   // Undo for ten seconds. Undo posts where the row's form said (`data-undo`), with the same token and return (and the
