@@ -40,7 +40,7 @@ extension ConsoleWords {
         total: "total",
         store: "almacén",
         allRequests: "‹ Todas las solicitudes",
-        started: "Inicio",
+        started: "Comienzo",
         error: "Error",
         queuedFact: "En cola",
         connectFact: "Conexión",

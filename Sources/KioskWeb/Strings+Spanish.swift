@@ -136,7 +136,7 @@ extension Strings {
             case "disease": "Enfermedad"
             case "cronenberg": "Cronenberg"
             case "poopybutthole": "Poopybutthole"
-            case "unknown": "Especie desconocida"
+            case "unknown": "Desconocida"
             default: species
             }
         },
