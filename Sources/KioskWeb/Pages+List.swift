@@ -16,6 +16,8 @@ enum BadListAddress: Sendable {
     case invalidFilterValue(name: String, value: String, offered: [String])
     /// `?page=` that is not a whole number.
     case pageNotANumber
+    /// A switch (`refresh`, `edit`) given something other than 1 or 0.
+    case switchValue(String)
 
     /// `error` (a 400 saying it technically) said to a person as `problem`.
     static func said(_ problem: BadListAddress, _ error: WebError) -> WebError {

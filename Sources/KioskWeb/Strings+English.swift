@@ -82,6 +82,7 @@ extension Strings {
             case .unknownParameter(let name): "This page has no setting called “\(name)”: the address may have been mistyped."
             case .pageBelowOne: "Pages start at 1."
             case .pageNotANumber: "The page must be a whole number."
+            case .switchValue(let name): "“\(name)” takes 1 (on) or 0 (off)."
             case .searchTooLong(let limit): "Search text can be at most \(limit) characters long."
             case .filterValueTooLong(let name): "The value asked for \(name) is too long."
             case let .invalidFilterValue(name, value, offered):

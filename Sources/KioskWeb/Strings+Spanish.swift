@@ -117,6 +117,7 @@ extension Strings {
             case .unknownParameter(let name): "Esta página no tiene ningún ajuste llamado «\(name)»: puede que la dirección esté mal escrita."
             case .pageBelowOne: "Las páginas empiezan en la 1."
             case .pageNotANumber: "La página debe ser un número entero."
+            case .switchValue(let name): "«\(name)» admite 1 (sí) o 0 (no)."
             case .searchTooLong(let limit): "El texto de búsqueda puede tener como mucho \(limit) caracteres."
             case .filterValueTooLong(let name): "El valor pedido para \(name) es demasiado largo."
             case let .invalidFilterValue(name, value, offered):

@@ -123,10 +123,15 @@ extension KeyedDecodingContainer where Key == FormKey {
         return value
     }
 
-    /// A switch such as `?refresh=1`: on unless absent, empty or "0".
+    /// A switch such as `?refresh=1`: on for "1", off when absent, empty or "0"; anything else is a 400 (the OpenAPI
+    /// document's enum), said to a person as a mistyped address.
     package func flag(_ name: String) throws -> Bool {
-        guard let raw = try text(name) else { return false }
-        return !raw.isEmpty && raw != "0"
+        switch try text(name) {
+        case nil, "", "0": return false
+        case "1": return true
+        default:
+            throw BadListAddress.said(.switchValue(name), WebError.badRequest("\(name) must be 1 (on) or 0 (off)."))
+        }
     }
 
     /// A 400 naming the first unknown parameter and the valid ones.

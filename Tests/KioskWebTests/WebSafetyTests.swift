@@ -142,8 +142,9 @@ struct WebSafetyTests {
         ("/rickandmorty/%ZZ", 400), ("/image?url=" + String(repeating: "a", count: 5000), 400),
         // A page past the last of a search answered from the store (one page), and of a one-page catalog's search
         ("/rickandmorty?q=ri&page=2", 404), ("/nyt?q=the&page=2", 404),
-        // A parameter an item's page does not take (docs/API.md: a 400)
-        ("/rickandmorty/1?bogus=1", 400),
+        // A parameter an item's page does not take (docs/API.md: a 400), and a switch that is neither 1 nor 0
+        ("/rickandmorty/1?bogus=1", 400), ("/rickandmorty?refresh=yes", 400), ("/rickandmorty/1?refresh=true", 400),
+        ("/dogs?edit=banana", 400),
     ])
     func badInput(uri: String, expected: Int) async throws {
         // (the JSON API's twins: `jsonAPIRefusesUnknownParameters`)
