@@ -61,6 +61,9 @@ def test_dogs_moves_and_deletions_survive_a_reload_and_reset_restores_all_five(f
     assert "Forget every deletion" in browser.find_element(By.CSS_SELECTOR, "details.confirm-reset").text
     press(browser, "Reset the Dogs list")
     wait_for_titles(browser, EDIT_ROWS, dogs, "after Reset")
+    # (the keyboard's focus stays in the list, not dropped on the page)
+    assert browser.execute_script("return !!document.activeElement.closest('#results')"), \
+        browser.execute_script("return document.activeElement.outerHTML.slice(0, 120)")
     browser.get(server.url("/dogs"))
     page_ready(browser)
     assert row_titles(browser, LIST_ROWS) == dogs

@@ -125,7 +125,9 @@
     if (!key || !root) return null;
     if (key.href) return $$("a[href]", root).find(a => a.getAttribute("href") === key.href) || null;
     // Only a button shown: a dog moved to the top has its Move up hidden, and the focus goes to its Move down (same action).
-    const buttons = $$("form", root).filter(f => sameSwitch(f.getAttribute("action")) === key.action && !f.closest("[hidden]"))
+    // (Nor one in a closed fold-out: the dogs list's Reset, done, is folded again, and the focus goes to the list.)
+    const buttons = $$("form", root).filter(f => sameSwitch(f.getAttribute("action")) === key.action
+                                                 && !f.closest("[hidden], details:not([open])"))
       .flatMap(f => $$("button", f));
     // The star's label flips between "Add" and "Remove": then any button of the same form will do.
     return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
