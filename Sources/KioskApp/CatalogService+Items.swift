@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import KioskCore
 import KioskStore
 
@@ -47,6 +47,9 @@ public struct SearchResult: Sendable, Hashable {
     /// How Kiosk's cache decided the answer, in RFC 9211 terms: the upstream page's decision, or a `hit`
     /// for the store's own search (which, after a failed upstream search, says why it went forward).
     public var cacheStatus: CacheStatus
+    /// When the upstream's results shown were fetched, when they came from Kiosk's store rather than the upstream just
+    /// now (a search made before, still fresh); nil otherwise. A face says their age when the upstream is unreachable.
+    public var savedAt: Date?
 
     /// Whether the page asked for is past the results' last: not the store's stand-in for a failed upstream search, whose
     /// one page says nothing of the upstream's. A face says so as it says a list's page past its end.
@@ -155,7 +158,8 @@ extension CatalogService {
                 if let error = update.error, error.isConnectivityFailure { return try stored(error, update.cacheStatus) }
                 return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error,
                                     page: page, totalPages: update.page.totalPages, totalItems: update.page.totalItems,
-                                    cacheStatus: update.cacheStatus)
+                                    cacheStatus: update.cacheStatus,
+                                    savedAt: update.origin == .network ? nil : update.asOf.addingTimeInterval(-update.age))
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable || Self.isUnreadable(error) {
                 // Nothing was stored for this search: it went forward as a miss, and nothing usable came back.
                 return try stored(error, CacheStatus(.network, forward: .miss, forwardStatus: Self.upstreamStatus(of: error)))

@@ -188,8 +188,9 @@ extension Pages {
     }
 
     /// `/{source}?q=`: search results (upstream or stored), one page.
+    /// `offlineSince`: the upstream is unreachable and the results are the ones saved then (their age said at `now`).
     static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]],
-                       favorites: Set<String> = [], context: ViewContext) -> HTML {
+                       favorites: Set<String> = [], offlineSince: Date? = nil, now: Date = Date(), context: ViewContext) -> HTML {
         let strings = context.strings
         let source = parameters.source
         var results: [HTML] = [
@@ -198,6 +199,10 @@ extension Pages {
                       + (result.origin == .store ? strings.inSavedData : "") + (result.moreMatch ? strings.moreMatch : "")),
             ]),
         ]
+        if result.error == nil, let saved = offlineSince {
+            results.append(E.element("p", [.class("banner offline"), .attribute("id", "offline-banner"), .attribute("role", "status")],
+                                     Localized.ageSentence(strings.offlineSince, since: saved, now: now, language: context.language)))
+        }
         if let error = result.error {
             let offline = error.isConnectivityFailure
             // Offline, the banner the page's script watches for connectivity's return, to search the upstream again.

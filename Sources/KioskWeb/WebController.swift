@@ -260,8 +260,12 @@ package struct WebController: Sendable {
                 throw Self.pastTheEnd(parameters, total: result.totalPages, name: context.view.sourceName(id))
             }
             if api { return try JSONResponse.ok(SearchJSON(result)).with(result.cacheStatus) }
+            // Saved results shown while Kiosk knows the upstream is unreachable say so, with their age, as a list's do.
+            var offlineSince: Date?
+            if result.error == nil, let saved = result.savedAt, await kiosk.connectivityStatus().isOffline { offlineSince = saved }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
-                                               favorites: try kiosk.catalog.favoriteIDs(source: id), context: context.view))
+                                               favorites: try kiosk.catalog.favoriteIDs(source: id), offlineSince: offlineSince,
+                                               now: kiosk.now(), context: context.view))
                 .with(result.cacheStatus)
         }
         // (Checked above, before any I/O, so a bad filter is a 400 even when offline.)

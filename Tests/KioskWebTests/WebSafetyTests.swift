@@ -285,6 +285,26 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("An upstream search made before and still fresh, shown while the upstream is known unreachable, says so with its age")
+    func offlineSearchBanner() async throws {
+        try await withWeb { harness, client in
+            // Given Marvel's search for "spi" made online, a few minutes ago, and the upstream gone offline since (Kiosk knows)
+            let fetched = harness.now.date
+            let online = try await client.get("/marvel?q=spi")
+            #expect(online.status == .ok && !online.body.contains("offline-banner"))
+            await harness.now.advance(by: .seconds(4 * 60))
+            try await harness.setOffline(true)
+            _ = try await client.get("/rickandmorty?refresh=1")
+            // When the same search is asked again
+            let page = try await client.get("/marvel?q=spi")
+            // Then its saved results come with the offline banner and their age, the page's script watching for the upstream
+            let age = "<time class=\"ago\" datetime=\"\(fetched.ISO8601Format())\">4 min ago</time>"
+            #expect(page.status == .ok)
+            #expect(page.body.contains("<p class=\"banner offline\" id=\"offline-banner\" role=\"status\">Offline — showing saved data from \(age)"),
+                    "\(page.body)")
+        }
+    }
+
     @Test("Stored data shown while offline carries the offline banner with its age")
     func offlineBanner() async throws {
         try await withWeb { harness, client in
