@@ -143,7 +143,7 @@ struct InterceptionTests {
             }
             #expect(body.contains("it is the certificate \(file.path) (--upstream-ca) holds, but its key usage leaves out signing "
                                   + "certificates (keyCertSign)"), "\(body)")
-            #expect(body.contains("`openssl req -x509`"))
+            #expect(body.contains("`openssl req -x509 -addext \"subjectAltName=DNS:localhost\"`"), "\(body)")
             #expect(upstream.requests == 0)
         }
     }
