@@ -442,6 +442,16 @@ public final class Kiosk: Sendable {
         requestLog?.foldWriteAheadLog()
         proxyCache?.foldWriteAheadLog()
     }
+
+    /// `request` checked and normalised as its catalog does (its filters, its pages), before any store is opened, so a
+    /// command with a bad flag refuses it without making a data folder; throws `KioskError` as `CatalogService.normalize`.
+    /// A source's rules for requests read none of its configuration (keys, base URLs), so unconfigured sources say them.
+    public static func checked(_ request: PageRequest) throws -> PageRequest {
+        guard let source = Sources.make(.live)[request.source] else {
+            throw KioskError.invalidRequest("Source \(request.source.rawValue) is not configured")
+        }
+        return try source.normalize(request)
+    }
 }
 
 /// Warnings said after the start (a proxy cache that cannot store), kept for the faces that show them.

@@ -135,17 +135,23 @@ extension FilterSyntaxError {
     }
 
     /// The input with carets under the mistake (at least one, after the end for a missing part), as two
-    /// lines for a terminal; control characters in the input are shown as spaces, and wide characters (CJK, an emoji)
-    /// counted as the two columns a terminal gives them, so the carets line up.
+    /// lines for a terminal; a control character in the input is shown as its picture (`␛` for an escape, `␉` for a tab:
+    /// seen, yet never acted on by the terminal), other invisible characters as spaces, and wide characters (CJK, an
+    /// emoji) counted as the two columns a terminal gives them, so the carets line up.
     public var pointer: String {
         let shown = String(input.map { character -> Character in
+            if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first,
+               scalar.value < 0x20 || scalar.value == 0x7F {
+                return Character(Unicode.Scalar(scalar.value == 0x7F ? 0x2421 : 0x2400 + scalar.value)!)
+            }
             let invisible = character.isWhitespace || character.unicodeScalars.contains {
                 $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
             }
             return invisible ? " " : character
         })
-        let before = TerminalColumns.of(shown[..<shown.index(shown.startIndex, offsetBy: characterOffsets.lowerBound)])
-        let under = TerminalColumns.of(input[range])
+        let start = shown.index(shown.startIndex, offsetBy: characterOffsets.lowerBound)
+        let before = TerminalColumns.of(shown[..<start])
+        let under = TerminalColumns.of(shown[start..<shown.index(start, offsetBy: characterOffsets.count)])
         return shown + "\n" + String(repeating: " ", count: before) + String(repeating: "^", count: max(1, under))
     }
 

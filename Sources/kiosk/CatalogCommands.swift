@@ -31,16 +31,18 @@ struct ListCommand: AsyncParsableCommand {
         if let period { filters["period"] = period }
         if let status { filters["status"] = status }
         if let gender { filters["gender"] = gender }
-        let request = PageRequest(source: source, page: page, filters: filters)
         let policy: RefreshPolicy = offline ? .offline : (refresh ? .force : .automatic)
-        try await Runtime.command(global) { runtime in
-            let catalog = runtime.kiosk.catalog
-            _ = try catalog.normalize(request)
-            let update = try await catalog.page(request, policy: policy)
-            let favorites = try catalog.favoriteIDs(source: source)
-            try Output.emit(PageJSON(update, favorites: favorites), json: json) {
-                Render.page(update, of: try catalog.source(source), favorites: favorites,
-                            carried: global.carried + (offline ? ["--offline"] : []))
+        try await reportingErrors {
+            // Checked before the store opens: a bad filter value on a new --data-dir leaves no empty store behind.
+            let request = try Kiosk.checked(PageRequest(source: source, page: page, filters: filters))
+            try await Runtime.run(global) { runtime in
+                let catalog = runtime.kiosk.catalog
+                let update = try await catalog.page(request, policy: policy)
+                let favorites = try catalog.favoriteIDs(source: source)
+                try Output.emit(PageJSON(update, favorites: favorites), json: json) {
+                    Render.page(update, of: try catalog.source(source), favorites: favorites,
+                                carried: global.carried + (offline ? ["--offline"] : []))
+                }
             }
         }
     }

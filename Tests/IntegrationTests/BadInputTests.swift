@@ -213,6 +213,21 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: typo))
     }
 
+    @Test("A list with a filter or page its catalog refuses exits 2 before any store opens, so a new --data-dir is not made",
+          arguments: [["list", "rickandmorty", "--status", "bogus"], ["list", "nyt", "--period", "3"],
+                      ["list", "marvel", "--status", "alive"], ["list", "nyt", "--page", "2"]])
+    func refusedListMakesNoDataDirectory(command: [String]) throws {
+        // Given a data folder not made yet
+        let cli = CLI()
+        let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
+        // When a list is asked for with a flag value its catalog refuses
+        let result = try cli.run(command + ["--data-dir", fresh], dataDir: false)
+        // Then it is refused in one line, and no folder with an empty store is left behind
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+    }
+
     @Test("A command that adds something, such as a HAR import into the proxy cache, makes a --data-dir that does not exist")
     func addingMakesDataDirectory() throws {
         // Given an archive of one storable answer and a data folder not made yet

@@ -125,9 +125,9 @@ struct RequestFilterLanguageTests {
     func pointer() throws {
         // Given a filter with a mistake after a character that is two UTF-16 units
         let error = try #require(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "😀 status:6xx\tsource:nyt") }
-        // Then the carets sit under the mistake in a terminal, which gives the emoji two columns, and JavaScript's
-        // offsets count it as two units
-        #expect(error.pointer == "😀 status:6xx source:nyt\n          ^^^")
+        // Then the carets sit under the mistake in a terminal, which gives the emoji two columns, the tab is shown as its
+        // picture, and JavaScript's offsets count the emoji as two units
+        #expect(error.pointer == "😀 status:6xx␉source:nyt\n          ^^^")
         #expect(error.characterOffsets == 9..<12)
         #expect(error.utf16Offsets == 10..<13)
         #expect(error.description.hasSuffix("(at character 10)"))
@@ -137,6 +137,9 @@ struct RequestFilterLanguageTests {
         // And Chinese letters take two columns each, a letter with its accent one
         let wide = try #require(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "日本 café status:7xx") }
         #expect(wide.pointer == "日本 café status:7xx\n" + String(repeating: " ", count: 4 + 1 + 4 + 1 + 7) + "^^^", "\(wide.pointer)")
+        // And an escape character inside the mistake is shown, one column, as its picture: not acted on, not a blank
+        let escape = try #require(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "host:\u{1B}[31m (") }
+        #expect(escape.pointer == "host:␛[31m (\n     ^^^^^", "\(escape.pointer)")
     }
 
     @Test("A key given one by one is checked like a term; an empty value is refused")
