@@ -32,7 +32,9 @@ extension DebugPages {
                     E.element("td", [], [
                         Pages.postForm(action: ConsoleRoute.mockAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),
-                                       button: .text(rule.isEnabled ? w.disable : w.enable), className: "move", context: context),
+                                       button: .text(rule.isEnabled ? w.disable : w.enable), className: "move",
+                                       // Its Disable and its Enable are one control to the script: the focus stays on it as it flips.
+                                       attributes: [.attribute("data-control", "mock-switch-\(rule.id)")], context: context),
                         Pages.postForm(action: ConsoleRoute.mockAction(rule.id, .delete).path, fields: [], label: w.deleteRule(rule.id),
                                        button: .text(w.delete), className: "delete",
                                        attributes: [.attribute("data-confirm", w.deleteRuleConfirm(rule.id))], context: context),

@@ -36,7 +36,9 @@ extension DebugPages {
                     E.element("td", [.class("actions")], [
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),
-                                       button: .text(rule.isEnabled ? w.disable : w.enable), className: "move", context: context),
+                                       button: .text(rule.isEnabled ? w.disable : w.enable), className: "move",
+                                       // Its Disable and its Enable are one control to the script: the focus stays on it as it flips.
+                                       attributes: [.attribute("data-control", "rule-switch-\(rule.id)")], context: context),
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .resetHits).path, fields: [], label: w.resetHitsLabel(rule.id),
                                        button: .text(w.resetHits), className: "move", context: context),
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .delete).path, fields: [], label: w.deleteRule(rule.id),

@@ -11,10 +11,14 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     /// The URL's host, for listing and clearing by host.
     public var host: String
     /// The URL's host with its port when it names one (`localhost:3000`), as `ProxyCacheHostStats.host` says it.
-    public var authority: String {
-        guard let mark = url.range(of: "://") else { return host }
+    public var authority: String { Self.origin(ofURL: url)?.authority ?? host }
+
+    /// A stored URL's scheme and its host with the port when it names one, lowercased; nil for a URL without `://`. The one
+    /// reading of an entry's host for its listing and for the cache's counts by host.
+    public static func origin(ofURL url: String) -> (scheme: String, authority: String)? {
+        guard let mark = url.range(of: "://") else { return nil }
         let rest = url[mark.upperBound...]
-        return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+        return (url[..<mark.lowerBound].lowercased(), rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased())
     }
     /// The status the upstream sent.
     public var status: Int

@@ -830,20 +830,20 @@ public final class ProxyCache: Sendable, StoreFile {
     public func hostStats() throws -> [ProxyCacheHostStats] {
         flush()
         let rows = try read("count the proxy cache") { db in
-            // Grouped by the URL's scheme and authority (stored normalized: lowercased, the scheme's own port left out).
-            try Row.fetchAll(db, sql: """
-                WITH after AS (SELECT *, instr(url, '://') AS mark, substr(url, instr(url, '://') + 3) AS rest FROM cacheEntry),
-                     cut AS (SELECT *, CASE WHEN instr(rest, '/') = 0 THEN instr(rest, '?') WHEN instr(rest, '?') = 0 THEN instr(rest, '/')
-                                            ELSE min(instr(rest, '/'), instr(rest, '?')) END AS end FROM after)
-                SELECT lower(substr(url, 1, mark - 1)) AS scheme, lower(CASE WHEN end = 0 THEN rest ELSE substr(rest, 1, end - 1) END) AS authority,
+            // Grouped by the URL's scheme and authority, read by the entries' own reading of them (`ProxyCacheEntry.origin`).
+            db.add(function: Self.originFunction)
+            return try Row.fetchAll(db, sql: """
+                SELECT \(Self.originFunction.name)(url) AS origin,
                        COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest, MAX(responseTime) AS newest
-                FROM cut GROUP BY 1, 2
+                FROM cacheEntry GROUP BY 1
                 """)
         }
         // http://example.com:443 and https://example.com are the same answers to `--host example.com:443`: one line.
         var byKey: [String: ProxyCacheHostStats] = [:]
         for row in rows {
-            let scheme: String = row["scheme"], authority: String = row["authority"]
+            // Every stored URL is absolute (the cache keys only such): one without a scheme would have no host to count under.
+            let origin: String? = row["origin"]
+            guard let origin, let (scheme, authority) = ProxyCacheEntry.origin(ofURL: origin) else { continue }
             let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
             let key = hasPort ? authority : authority + (scheme == "https" ? ":443" : ":80")
             let line = ProxyCacheHostStats(host: authority, key: key, entries: row["entries"], bytes: row["bytes"], hits: row["hits"],
@@ -858,6 +858,12 @@ public final class ProxyCache: Sendable, StoreFile {
             }
         }
         return byKey.values.sorted { ($1.bytes, $0.host) < ($0.bytes, $1.host) }
+    }
+
+    /// `kiosk_origin(url)`: a stored URL's `scheme://authority` as `ProxyCacheEntry.origin` reads it, for grouping by host.
+    private static let originFunction = DatabaseFunction("kiosk_origin", argumentCount: 1, pure: true) { values in
+        guard let url = String.fromDatabaseValue(values[0]), let origin = ProxyCacheEntry.origin(ofURL: url) else { return nil }
+        return origin.scheme + "://" + origin.authority
     }
 
     /// The sum of the entries' sizes, in bytes.

@@ -207,30 +207,24 @@ package enum Pages {
     /// in the upstream's language (`isUpstreams`: a screen reader is told so; Kiosk's own words are the page's, even
     /// where they read alike in English, as "21 series" does).
     static func subtitle(_ item: CatalogItem, context: ViewContext) -> (text: String, isUpstreams: Bool) {
-        switch item.detail {
-        case .dog, .rickAndMorty, .marvelCharacter, .rickAndMortyEpisode: (ownSubtitle(item, context: context), false)
-        default: (item.subtitle, true)
-        }
-    }
-
-    private static func ownSubtitle(_ item: CatalogItem, context: ViewContext) -> String {
         let strings = context.strings
         switch item.detail {
         case .dog(let dog):
-            return strings.almostYears(dog.age)
+            return (strings.almostYears(dog.age), false)
         case .rickAndMorty(let character):
             let known = { (text: String) in !text.isEmpty && text.lowercased() != "unknown" }
             let status = known(character.status) ? characterStatus(character, strings: strings)
                 : strings.field("Status") + " " + strings.filterValue("status", "unknown").lowercased()
-            return ([status] + (known(character.species) ? [characterSpecies(character, strings: strings)] : [])).joined(separator: " · ")
+            return (([status] + (known(character.species) ? [characterSpecies(character, strings: strings)] : []))
+                .joined(separator: " · "), false)
         case .marvelCharacter(let character):
-            return strings.marvelCounts(character.comics.available, character.series.available)
+            return (strings.marvelCounts(character.comics.available, character.series.available), false)
         case .rickAndMortyEpisode(let episode):
             // "S01E01 · 2 de diciembre de 2013": the air date as the episode's own page says it.
-            return [episode.code, episode.airDate(language: context.language.locale.identifier)]
-                .filter { !$0.isEmpty }.joined(separator: " · ")
+            return ([episode.code, episode.airDate(language: context.language.locale.identifier)]
+                .filter { !$0.isEmpty }.joined(separator: " · "), false)
         default:
-            return item.subtitle
+            return (item.subtitle, true)
         }
     }
 

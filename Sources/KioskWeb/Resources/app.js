@@ -113,11 +113,12 @@
   const hint = text => note("js-hint", $("form.search")?.nextElementSibling || $("#results"), text);
 
   // "The same control" in replaced DOM: a form's action and its button's label, or a link's href.
-  // A switch's two forms (a rule's /disable, then its /enable) are one control: the focus stays on it as it flips.
-  const sameSwitch = action => action?.replace(/\/(enable|disable)$/, "/switch");
+  // A switch's two forms (a rule's Disable, then its Enable) name one control (`data-control`, the page's word for it):
+  // the focus stays on it as it flips.
+  const controlOf = form => form.dataset.control || form.getAttribute("action");
   function keyOf(element) {
     const form = element?.closest?.("form");
-    if (form) return { action: sameSwitch(form.getAttribute("action")), label: element.getAttribute("aria-label") };
+    if (form) return { action: controlOf(form), label: element.getAttribute("aria-label") };
     if (element?.matches?.("a[href]")) return { href: element.getAttribute("href") };
     return null;
   }
@@ -126,7 +127,7 @@
     if (key.href) return $$("a[href]", root).find(a => a.getAttribute("href") === key.href) || null;
     // Only a button shown: a dog moved to the top has its Move up hidden, and the focus goes to its Move down (same action).
     // (Nor one in a closed fold-out: the dogs list's Reset, done, is folded again, and the focus goes to the list.)
-    const buttons = $$("form", root).filter(f => sameSwitch(f.getAttribute("action")) === key.action
+    const buttons = $$("form", root).filter(f => controlOf(f) === key.action
                                                  && !f.closest("[hidden], details:not([open])"))
       .flatMap(f => $$("button", f));
     // The star's label flips between "Add" and "Remove": then any button of the same form will do.
