@@ -4,7 +4,9 @@ the device's outbox (IndexedDB), show as waiting, and are applied exactly once, 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import time
 
 from selenium.webdriver.common.by import By
 
@@ -221,6 +223,33 @@ def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and
              "the star is not shown as waiting")
     assert driver.execute_script("return window.notReloaded === true")
     assert "Add" in focused(driver)
+
+
+def test_a_star_pressed_while_kiosk_does_not_answer_waits_as_shown_within_a_pages_time_and_is_applied_once_it_does(saved_phone):
+    # Given a phone reading the Rick and Morty list, under the service worker
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty"))
+    character = driver.execute_script("return document.querySelector('#results ul.items > li').dataset.id")
+    # When the Kiosk server accepts connections but does not answer (stopped, as a laptop asleep looks from the phone)
+    # and a star is pressed
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        form = star(driver, character)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", form)
+        form.find_element(By.TAG_NAME, "button").click()
+        # Then within a page's time it shows starred and waiting, and the outbox says so, rather than nothing at all
+        wait_for(driver, lambda d: "pending" in star(d, character).get_attribute("class")
+                 and star(d, character).find_element(By.TAG_NAME, "button").get_attribute("aria-pressed") == "true",
+                 8, "the star shows nothing while Kiosk does not answer")
+        assert time.monotonic() - started < 8, time.monotonic() - started
+        wait_for(driver, lambda d: "1 change is waiting to be sent to Kiosk." in d.find_element(By.ID, "pending-edits").text, 5)
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    # And once Kiosk answers, the write sent before is applied once, and the waiting mark goes
+    wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == [character], 20, "not starred")
+    wait_for(driver, lambda d: pending_count(d) == 0 and "pending" not in star(d, character).get_attribute("class"), 20,
+             "the star still waits after Kiosk took it")
 
 
 def saved_page_holds(driver, path: str, text: str) -> bool:

@@ -364,7 +364,12 @@ async function write(event, kind) {
   };
   queued.seq = await device.enqueue(queued);
   mayHoldWrites = true;
-  await flush();
+  // A Kiosk that takes no write in a page's time (a laptop asleep, a process stopped) leaves this one waiting, shown
+  // as such, as a page is after the same time: the send under way goes on, and the outbox says when it is through.
+  const run = flush();
+  event.waitUntil(run.catch(() => {}));
+  let reason = "unreachable";
+  await withTimeout(run, networkTimeout).catch(error => { if (error?.timedOut) reason = "slow"; });
   event.waitUntil(refreshing);
   // Whichever run of the outbox sent it (one already under way may have), its answer is here.
   const answer = delivered.get(queued.seq);
@@ -372,8 +377,8 @@ async function write(event, kind) {
   if (answer) return answer;
   await self.registration.sync?.register("kiosk-outbox").catch(() => {});
   await notify({ type: "outbox" });
-  const saved = await savedPage(new URL(queued.returnTo, self.location.origin).href);
-  if (saved) event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt }));
+  const saved = await savedPage(new URL(queued.returnTo, self.location.origin).href, reason);
+  if (saved) event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt, reason }));
   return saved ? saved.response : offlinePage();
 }
 
