@@ -55,11 +55,15 @@ enum ProxyMessages {
             if base.path(percentEncoded: true).contains(where: { $0 != "/" }) {
                 // `..;x` is no dot segment to RFC 3986 (nor to nginx), but Tomcat and Spring read it as `..` with a
                 // parameter: `/..;/admin` under `/base/` would climb out there. Such a segment has no honest use.
-                if hasDotSegmentWithParameters(path) {
+                // An encoded slash or backslash, or a raw backslash, separates segments to many upstreams (nginx decodes
+                // `%2F` before it resolves dot segments; Windows' servers split at `\`): `/..%2fadmin` climbs as `/../admin`.
+                // Checked as such a reader sees it; what is sent is the path as written, resolved as RFC 3986 reads it.
+                let separated = everyEscapedSeparatorAsSlash(path)
+                if hasDotSegmentWithParameters(path) || hasDotSegmentWithParameters(separated) {
                     throw Refusal(.badRequest, "The request's path has a dot segment with parameters (..;), which servers read "
                                   + "differently: \(shown(head.uri)).")
                 }
-                guard let resolved = resolvingDotSegments(path) else {
+                guard resolvingDotSegments(separated) != nil, let resolved = resolvingDotSegments(path) else {
                     throw Refusal(.badRequest, "The request's path climbs above the root with .. segments: \(shown(head.uri)).")
                 }
                 path = resolved
@@ -93,6 +97,14 @@ enum ProxyMessages {
             }
         }
         return url
+    }
+
+    /// `target` with `%2F`, `%5C` and `\` in its path read as `/`, as upstreams that decode them before resolving read it.
+    static func everyEscapedSeparatorAsSlash(_ target: String) -> String {
+        let pathEnd = target.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? target.endIndex
+        let path = target[..<pathEnd]
+        guard path.contains(where: { $0 == "%" || $0 == "\\" }) else { return target }
+        return path.replacingOccurrences(of: "%2[fF]|%5[cC]|\\\\", with: "/", options: .regularExpression) + target[pathEnd...]
     }
 
     /// Whether a segment of `target`'s path is `.` or `..` (a dot percent-encoded or not) followed by `;` parameters.
