@@ -15,9 +15,9 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var entries: Int
     /// Entries whose answer HTTP would not let a cache store: the sum of the three below.
     public var notStorable: Int { notRead + noStore + notCacheable }
-    /// Entries of another method than GET or HEAD.
+    /// Entries of another method than GET or HEAD, CORS preflights aside.
     public var notRead = 0
-    /// Answers whose `Cache-Control` says no-store.
+    /// Answers whose `Cache-Control`, or their request's, says no-store.
     public var noStore = 0
     /// Other answers a cache may not keep: a status not cacheable without a lifetime given (a 500, a 302), `Vary: *`.
     public var notCacheable = 0
@@ -38,6 +38,8 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var alreadyHeld: Int = 0
     /// Entries left because the cache holds a newer answer to the same request (an earlier import's, or the proxy's own).
     public var newerHeld: Int = 0
+    /// Answers Kiosk's debugger made (a mock's, an edit), which its own export marks: not the upstream's to replay.
+    public var madeByDebugger: Int = 0
     /// Answers stored whose text is in UTF-8, and labelled so, where their Content-Type named a charset that cannot hold it
     /// or that Kiosk cannot write (`HAR.Import.Recorded.inUTF8Instead`).
     public var inUTF8Instead: Int = 0
@@ -154,7 +156,7 @@ extension Kiosk {
         var answers: [ProxyCacheAnswer] = []
         // For each answer, whether its text is UTF-8 where its recorded label named another charset.
         var inUTF8Instead: [Bool] = []
-        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0, alreadyHeld = 0, newerHeld = 0
+        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0, alreadyHeld = 0, newerHeld = 0, madeByDebugger = 0
         for (index, rule) in archive.rules.enumerated() {
             // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
             guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
@@ -169,12 +171,23 @@ extension Kiosk {
                 hidden += 1
                 continue
             }
-            guard rule.method == "GET" || rule.method == "HEAD" else {
+            // The request as the proxy would have read it: its caching directives, a Range, a preflight's CORS fields.
+            let asked = HTTPHeaderFields(recorded.caching.map { (name: $0.name, value: $0.value) })
+            let request = HTTPRequest(method: rule.method, url: url, headers: asked, endpoint: "")
+            let preflight = request.isCORSPreflight
+            guard rule.method == "GET" || rule.method == "HEAD" || preflight else {
                 notRead += 1
                 continue
             }
-            guard ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else {
-                if ProxyCachingTransport.control(of: headers, shared: false).noStore { noStore += 1 } else { notCacheable += 1 }
+            // What Kiosk's debugger made (a mock's answer, an edit) is not what the upstream said: replayed as its, a 500
+            // edited into a 200 would be.
+            if recorded.madeByDebugger {
+                madeByDebugger += 1
+                continue
+            }
+            guard ProxyCachingTransport.isKept(response, for: request) else {
+                if ProxyCachingTransport.control(of: headers, shared: false).noStore
+                    || ProxyCachingTransport.requestDirectives(asked).noStore { noStore += 1 } else { notCacheable += 1 }
                 continue
             }
             let credentials: String
@@ -194,19 +207,23 @@ extension Kiosk {
                 credentialFields = ProxyCachingTransport.Key.credentialFields(fields)
             }
             // The very answer the proxy stored itself (this cache exported, then imported again) is not kept twice.
+            // (A whole 206, a media element's `Range: bytes=0-`, is stored as its 200, as the proxy stores it.)
+            let (status, storedFields) = ProxyCachingTransport.storedForm(response)
             let storedURL = ProxyCachingTransport.Key.normalized(url), storedBody = rule.method == "HEAD" ? Data() : rule.body
             if credentials == ProxyCacheAnswer.importedCredentials,
-               try cache.holdsStored(method: rule.method, url: storedURL, status: rule.status, body: storedBody) {
+               try cache.holdsStored(method: rule.method, url: storedURL, status: status, body: storedBody) {
                 alreadyHeld += 1
                 continue
             }
-            headers = ProxyCachingTransport.storedHeaders(headers)
+            headers = storedFields
             // Kept by the variant its recorded request picked: a request that matches it gets it, any other the newest
             // (one recorded for an identity is that identity's one answer for the URL: a lookup under real credentials
             // matches variants strictly, as for what the proxy stores itself).
-            let vary = credentials == ProxyCacheAnswer.importedCredentials ? ProxyCachingTransport.Key.varyNames(headers) : ""
-            let variant = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: HTTPHeaderFields(recorded.varied.map { (name: $0.name, value: $0.value) }),
-                                                                endpoint: "")).variant(for: vary) ?? ""
+            let vary = credentials == ProxyCacheAnswer.importedCredentials
+                ? ProxyCachingTransport.storedVary(HTTPResponse(status: status, headers: headers, body: Data(), url: url), preflight: preflight) : ""
+            var picked = HTTPHeaderFields(recorded.varied.map { (name: $0.name, value: $0.value) })
+            for field in recorded.caching where picked[field.name] == nil { picked.add(name: field.name, value: field.value) }
+            let variant = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: picked, endpoint: "")).variant(for: vary) ?? ""
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
             // An answer stored since (an import of a later archive, the proxy's own fetch) says more of now than this one.
@@ -216,7 +233,7 @@ extension Kiosk {
             }
             var answer = ProxyCacheAnswer(method: rule.method, url: storedURL,
                                           host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                          credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
+                                          credentials: credentials, vary: vary, variant: variant, status: status, headers: headers,
                                           body: storedBody, requestTime: time, responseTime: time)
             answer.credentialFields = credentialFields
             answers.append(answer)
@@ -235,7 +252,7 @@ extension Kiosk {
         return ProxyCacheImport(stored: stored, entries: archive.entries, notRead: notRead, noStore: noStore, notCacheable: notCacheable,
                                 forCredentials: forCredentials, skippedDescription: archive.skippedDescription, hiddenCredentials: hidden,
                                 tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes, alreadyHeld: alreadyHeld,
-                                newerHeld: newerHeld, inUTF8Instead: zip(inUTF8Instead, ids).count(where: { $0.0 && $0.1 != nil }))
+                                newerHeld: newerHeld, madeByDebugger: madeByDebugger, inUTF8Instead: zip(inUTF8Instead, ids).count(where: { $0.0 && $0.1 != nil }))
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

@@ -441,14 +441,7 @@ final class ProxyCachingTransport: HTTPTransport {
         case ("OPTIONS", _) where preflight: "OPTIONS"
         default: nil
         }
-        // A preflight's answer is kept when it allowed the origin that asked (by name, or any): a refusal is the upstream's to
-        // say again.
-        func keepable(_ response: HTTPResponse) -> Bool {
-            let allowed = response.headers["Access-Control-Allow-Origin"]?.trimmingCharacters(in: .whitespaces)
-            return Self.isStorable(response, for: request)
-                && (!preflight || ((200..<300).contains(response.status) && (allowed == "*" || allowed == request.headers["Origin"])))
-        }
-        let storable = keepable(response)
+        let storable = Self.isKept(response, for: request)
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers),
            Self.forbidsKeeping(response.headers, status: entry.status, asked: request.headers) {
@@ -506,7 +499,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 whole.body = body
                 return whole
             }
-            let keeps = response.isSlowToEnd && keepable(whole(Data()))
+            let keeps = response.isSlowToEnd && Self.isKept(whole(Data()), for: request)
             var outdated: ProxyCacheEntry? = if case .found(let entry) = found, entry.method == storedAs,
                                                 Self.outdates(response, request) { entry } else { nil }
             // A head whose validators are not the stored answer's says it is out of date already, however the body ends
@@ -557,10 +550,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// whether it is to be stored (see `ProxyCache.store`).
     private func keep(_ response: HTTPResponse, as storedAs: String, key: Key, request: HTTPRequest, preflight: Bool,
                       sent: Date, received: Date, in cache: ProxyCache) -> Bool {
-        var varied = response.headers
-        // A preflight's answer is for the origin, method and headers asked (the Fetch standard's CORS-preflight cache).
-        if preflight { varied.add(name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers") }
-        let vary = Key.varyNames(varied)
+        let vary = Self.storedVary(response, preflight: preflight)
         let (status, headers) = Self.storedForm(response)
         var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
                                       variant: key.variant(for: vary) ?? "", status: status,
@@ -739,8 +729,9 @@ final class ProxyCachingTransport: HTTPTransport {
         guard case .uriMiss = found else { return found }
         // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand — the variant
         // the request matches, else the newest (a recorded browser's Accept-Encoding or User-Agent is seldom the app's).
+        // Not a preflight's: its answer speaks of the origin, method and headers asked, and another's would say the wrong ones.
         let imported = try await cache.lookup(method: method, url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
-                                              variant: { key.variant(for: $0) }, orNewest: true, using: using, at: now())
+                                              variant: { key.variant(for: $0) }, orNewest: method != "OPTIONS", using: using, at: now())
         // Not a `private` one to a client on another machine, to which the cache is shared: it was someone's own.
         if key.isShared, case .found(let entry) = imported, Self.control(of: entry.headers, shared: true).isPrivate { return .uriMiss }
         return imported
@@ -938,6 +929,24 @@ final class ProxyCachingTransport: HTTPTransport {
     static func control(of headers: HTTPHeaderFields, shared: Bool) -> CacheControl {
         let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
         return shared ? control.asShared : control
+    }
+
+    /// Whether this cache keeps `response`, the answer to `request` (the proxy's own, an archive's): what RFC 9111 §3 lets
+    /// it store (`isStorable`), and of a CORS preflight's only one that allowed the origin that asked (by name, or any): a
+    /// refusal is the upstream's to say again.
+    static func isKept(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        let allowed = response.headers["Access-Control-Allow-Origin"]?.trimmingCharacters(in: .whitespaces)
+        return isStorable(response, for: request)
+            && (!request.isCORSPreflight
+                || ((200..<300).contains(response.status) && (allowed == "*" || allowed == request.headers["Origin"])))
+    }
+
+    /// The names of the request fields `response`'s stored variants go by: its `Vary`'s, and a preflight's origin, method
+    /// and headers asked (the Fetch standard's CORS-preflight cache keys its answers so).
+    static func storedVary(_ response: HTTPResponse, preflight: Bool) -> String {
+        var varied = response.headers
+        if preflight { varied.add(name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers") }
+        return Key.varyNames(varied)
     }
 
     /// Whether RFC 9111 §3 lets this cache store the answer to `request` (a GET): `private` answers not for a client to

@@ -104,6 +104,12 @@ extension HAR {
             /// Whether the answer's text is replayed in UTF-8, and labelled so, where its Content-Type named a charset that
             /// cannot hold it or that Kiosk cannot write.
             public var inUTF8Instead = false
+            /// The request's fields a cache reads beside its credentials and its variant: `Cache-Control`, `Pragma`, `Range`,
+            /// and a CORS preflight's `Origin` and `Access-Control-Request-*`, as recorded.
+            public var caching: [RequestRecord.HeaderField] = []
+            /// Whether Kiosk's debugger made the answer rather than the upstream (its own export's `_kioskDecision` says
+            /// `mocked` or `edited`): a mock's, a rule's or a breakpoint's edit.
+            public var madeByDebugger = false
 
             /// Nothing recorded beyond the rule.
             public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = [],
@@ -514,6 +520,15 @@ extension HAR {
                       let value = field["value"] as? String else { return nil }
                 return RequestRecord.HeaderField(name: name, value: value)
             }
+            recorded.caching = ((request["headers"] as? [Any]) ?? []).compactMap { field -> RequestRecord.HeaderField? in
+                guard let field = field as? [String: Any], let name = field["name"] as? String, let value = field["value"] as? String
+                else { return nil }
+                let lowered = name.lowercased()
+                guard ["cache-control", "pragma", "range", "origin"].contains(lowered) || lowered.hasPrefix("access-control-request-")
+                else { return nil }
+                return RequestRecord.HeaderField(name: name, value: value)
+            }
+            recorded.madeByDebugger = ["mocked", "edited"].contains(entry["_kioskDecision"] as? String ?? "")
             return recorded
         }
 

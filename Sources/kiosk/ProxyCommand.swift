@@ -636,8 +636,11 @@ extension ProxyCacheCommand {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was stored.")
                 }
                 var notes: [String] = []
-                if result.notRead > 0 { notes.append("\(result.notRead) not a GET or HEAD") }
-                if result.noStore > 0 { notes.append("\(result.noStore) whose answer says no-store") }
+                if result.notRead > 0 { notes.append("\(result.notRead) not a GET, a HEAD or a CORS preflight") }
+                if result.madeByDebugger > 0 {
+                    notes.append("\(result.madeByDebugger) made by Kiosk's debugger (a mock's answer or an edit), not the upstream")
+                }
+                if result.noStore > 0 { notes.append("\(result.noStore) whose answer or request says no-store") }
                 if result.notCacheable > 0 {
                     notes.append("\(result.notCacheable) whose answer a cache may not keep (a status such as 500 or 302 with no lifetime given, or Vary: *)")
                 }

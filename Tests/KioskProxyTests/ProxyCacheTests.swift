@@ -862,6 +862,58 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An archive's CORS preflights are kept, a whole 206 as its 200; answers its request's no-store or Kiosk's debugger made are left out")
+    func importedPreflightsRangesAndDebuggerAnswers() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .fallback, offline: true))) { proxy, upstream in
+            // Given an archive of a browser's cross-origin session (a preflight, then its GET), a media element's whole
+            // answer to `Range: bytes=0-`, a request that said no-store, and Kiosk's own export of a mock's and an edit's answers
+            let recent = Date.ISO8601FormatStyle().format(proxy.harness.now.date)
+            let field = { (name: String, value: String) in #"{"name": "\#(name)", "value": "\#(value)"}"# }
+            let entry = { (method: String, path: String, request: [String], status: Int, response: [String], text: String, extra: String) in
+                #"{"startedDateTime": "\#(recent)", "time": 1, "request": {"method": "\#(method)", "url": "\#(upstream.url(path))", "#
+                    + #""headers": [\#(request.joined(separator: ","))]}, "response": {"status": \#(status), "headers": [\#(response.joined(separator: ","))], "#
+                    + #""content": {"mimeType": "text/plain", "text": "\#(text)"}}\#(extra)}"#
+            }
+            let cors = [field("Origin", "http://app.test"), field("Access-Control-Request-Method", "GET"),
+                        field("Access-Control-Request-Headers", "x-client")]
+            let entries = [
+                entry("OPTIONS", "/api", cors, 204, [field("Access-Control-Allow-Origin", "http://app.test"),
+                                                     field("Access-Control-Allow-Headers", "x-client"), field("Access-Control-Max-Age", "600")], "", ""),
+                entry("GET", "/api", [field("Origin", "http://app.test")], 200, [field("Cache-Control", "max-age=600")], "the api", ""),
+                entry("GET", "/clip", [field("Range", "bytes=0-")], 206, [field("Content-Range", "bytes 0-9/10"),
+                                                                          field("Cache-Control", "max-age=600")], "0123456789", ""),
+                entry("GET", "/private", [field("Cache-Control", "no-store")], 200, [field("Cache-Control", "max-age=600")], "not kept", ""),
+                entry("GET", "/mocked", [], 200, [field("Cache-Control", "max-age=600")], "a mock's", #", "_kioskDecision": "mocked""#),
+                entry("GET", "/edited", [], 200, [field("Cache-Control", "max-age=600")], "an edit's", #", "_kioskDecision": "edited""#),
+            ]
+            let file = try archiveURL("cors.har")
+            try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
+                      + entries.joined(separator: ",") + "]}}").utf8).write(to: file)
+            // When it is imported
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            // Then the preflight, the GET and the whole clip are stored; the others are counted by why
+            #expect(imported.stored == 3 && imported.notRead == 0 && imported.noStore == 1 && imported.madeByDebugger == 2, "\(imported)")
+            // And offline, the browser's preflight is answered from it, for the origin, method and headers it asked
+            let preflight = try await proxy.send(.OPTIONS, upstream.url("/api"), headers: [
+                ("Origin", "http://app.test"), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "x-client")])
+            #expect(preflight.status == .noContent && preflight.header("Access-Control-Allow-Origin") == ["http://app.test"],
+                    "\(preflight.status) \(preflight.header("Cache-Status"))")
+            let otherOrigin = try await proxy.send(.OPTIONS, upstream.url("/api"), headers: [
+                ("Origin", "http://evil.test"), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "x-client")])
+            #expect(otherOrigin.status == .gatewayTimeout)
+            // And the clip is its 200 to a request without a Range, and the part asked to one with
+            let whole = try await proxy.send(.GET, upstream.url("/clip"))
+            #expect(whole.status == .ok && whole.text == "0123456789" && whole.header("Content-Range").isEmpty)
+            let part = try await proxy.send(.GET, upstream.url("/clip"), headers: [("Range", "bytes=2-4")])
+            #expect(part.status == .partialContent && part.text == "234" && part.header("Content-Range") == ["bytes 2-4/10"])
+            // And nothing the request said not to keep, nor any answer the debugger made, stands in for the upstream's
+            for path in ["/private", "/mocked", "/edited"] {
+                #expect(try await proxy.send(.GET, upstream.url(path)).status == .gatewayTimeout, "\(path)")
+            }
+        }
+    }
+
     @Test("An archive's variants of one URL are kept apart by the request fields its Vary names: a request that matches one gets it, any other the newest")
     func importedVariants() async throws {
         let upstream = try await ScriptedUpstream.start()
