@@ -375,6 +375,10 @@ public final class Kiosk: Sendable {
                                                              url: { redactor.redact(url) }))
     }
 
+    /// Whether `kiosk proxy`'s cache file is open: false when it could not be (a read-only folder; a start warning says
+    /// why), so that nothing is stored or given from it this run, whatever its mode.
+    public var isProxyCacheOpen: Bool { proxyCache != nil }
+
     /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer).
     public var proxyCacheSettings: ProxyCacheSettings? {
         proxyCaching?.settings.withLock { $0 }

@@ -211,7 +211,8 @@ extension ConsoleWords {
         switch key {
         case .status: "status: 1xx, 2xx, 3xx, 4xx, 5xx, error (sin respuesta), store (respondida desde el almacén de Kiosk) o un código del 100 al 599"
         case .source: "source: una de " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
-        case .cache: "cache: hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale o una decisión: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
+        case .cache: "cache: hit, fwd, fwd=MOTIVO (" + CacheStatus.Forward.allCases.map(\.rawValue).joined(separator: ", ")
+            + "; fwd=miss abarca también uri-miss y vary-miss), miss, stale o una decisión: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method: un método HTTP en letras, como GET o HEAD"
         case .endpoint: "endpoint: el nombre de un endpoint, como rickandmorty.characters (letras, dígitos, . _ -)"
         case .host: "host: un nombre de host o una dirección, con :puerto para un solo puerto (api.example.com, 127.0.0.1:8080, [::1]:3000), o *.example.com para sus subdominios"
@@ -536,7 +537,8 @@ extension ConsoleWords {
             case .badHeaderName(let position): "El nombre de la cabecera \(position) no es un nombre de cabecera HTTP válido (token de RFC 9110)."
             case .badHeaderValue(let name):
                 "El valor de la cabecera \(name) no es un valor de campo HTTP válido (no se admiten CR, LF, NUL ni otros caracteres de control salvo el tabulador)."
-            case .notHTTPURL(let text): "La URL debe ser una URL http(s) con host (se recibió «\(text)»)."
+            case .tunnelMethod: "CONNECT pide un túnel, no una URL, así que no se envía una solicitud con él."
+            case .notHTTPURL(let text): "La URL debe ser una URL http(s) con host, sin nombre de usuario delante (se recibió «\(text)»)."
             case .unsendableURL(let text): "La URL no se puede enviar: «\(text)»."
             case .truncatedBody(let id):
                 "El cuerpo de la solicitud n.º \(id) se recortó al capturarla, así que no se puede volver a enviar entera: edítalo antes."

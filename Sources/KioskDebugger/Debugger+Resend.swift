@@ -280,6 +280,8 @@ extension Debugger {
         let method = composed.method.trimmingCharacters(in: .whitespaces)
         let fields = composed.headers.map { RequestRecord.HeaderField(name: $0.name.trimmingCharacters(in: .whitespaces), value: $0.value) }
         guard HTTPSyntax.isToken(method) else { throw .badMethod }
+        // CONNECT asks for a tunnel to an authority, not for a URL (RFC 9110 §9.3.6): sent with one, no server reads it so.
+        guard method.uppercased() != "CONNECT" else { throw .tunnelMethod }
         for (position, header) in fields.enumerated() {
             guard HTTPSyntax.isToken(header.name) else { throw .badHeaderName(position: position + 1) }
             guard HTTPSyntax.isFieldValue(header.value) else { throw .badHeaderValue(name: header.name) }
@@ -287,7 +289,9 @@ extension Debugger {
         let text = composed.url.trimmingCharacters(in: .whitespaces)
         guard var components = URLComponents(string: text.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")),
               let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
+              scheme == "http" || scheme == "https", components.host?.isEmpty == false,
+              // A user name before the host is sent to no one (the proxy refuses such a target): logged, it would be a lie.
+              components.user == nil, components.password == nil else {
             throw .notHTTPURL(String(text.prefix(200)))
         }
         // A query typed into the URL comes first, then the listed items; the placeholder is percent-encoded
@@ -343,10 +347,12 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     case badMethod
+    /// The method is CONNECT, which asks for a tunnel, not a URL.
+    case tunnelMethod
     /// The header at this position (from 1) has a name that is no RFC 9110 token.
     case badHeaderName(position: Int)
     case badHeaderValue(name: String)
-    /// The URL typed (cut to 200 characters) is no http(s) URL with a host.
+    /// The URL typed (cut to 200 characters) is no http(s) URL with a host, or names a user before it.
     case notHTTPURL(String)
     case unsendableURL(String)
     /// The request's body was cut at capture and the edit did not replace it.
@@ -371,7 +377,8 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case .badHeaderName(let position): "Header \(position)'s name is not a valid HTTP header name (RFC 9110 token)."
         case .badHeaderValue(let name):
             "The value of header \(name) is not a valid HTTP field value (CR, LF, NUL and other control characters but the tab are not allowed)."
-        case .notHTTPURL(let text): "The URL must be an http(s) URL with a host (got “\(text)”)."
+        case .tunnelMethod: "CONNECT asks for a tunnel, not for a URL, so a request is not sent with it."
+        case .notHTTPURL(let text): "The URL must be an http(s) URL with a host, and no user name before it (got “\(text)”)."
         case .unsendableURL(let text): "The URL cannot be sent: “\(text)”."
         case .truncatedBody(let id): "Request #\(id)'s body was truncated at capture, so it cannot be sent again whole; edit it first."
         case .incompleteBody(let id):

@@ -39,7 +39,8 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
         case .status: "status must be 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599"
         case .source: "source must be one of " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
         case .cache:
-            "cache must be hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale (" + CacheDecision.servedStale.map(\.rawValue)
+            "cache must be hit, fwd, fwd=REASON (" + CacheStatus.Forward.allCases.map(\.rawValue).joined(separator: ", ")
+                + "; fwd=miss also matches uri-miss and vary-miss), miss, stale (" + CacheDecision.servedStale.map(\.rawValue)
                 .joined(separator: ", ") + ") or a decision: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method must be an HTTP method in letters, such as GET or HEAD"
         case .endpoint: "endpoint must be an endpoint name such as rickandmorty.characters (letters, digits, . _ -)"

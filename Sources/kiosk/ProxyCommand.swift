@@ -222,8 +222,13 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 $0.proxyCache = cacheConfiguration
             }
             // How the cache answers, said once: a mode chosen days ago in a script is easy to forget.
+            // (A cache that could not be opened, said in the warning above, answers nothing this run: said so, not the mode.)
+            let cacheOpen = runtime.kiosk.isProxyCacheOpen
             if offline {
-                Output.human("Offline: no upstream is asked; stored answers are given, anything else is a 504.")
+                Output.human(cacheOpen ? "Offline: no upstream is asked; stored answers are given, anything else is a 504."
+                             : "Offline: no upstream is asked, and with no cache open this run, every request is a 504.")
+            } else if !cacheOpen && cache != .off {
+                Output.human("Cache: none this run — it could not be opened (above): nothing is stored or given from it.")
             } else {
                 let mode = switch cache {
                 case .fallback: "Cache: fallback — every request goes upstream; a stored answer stands in when the upstream fails."

@@ -873,6 +873,22 @@ struct LogCLITests {
         #expect(said.contains("Kiosk proxy on") && !said.contains("proxy env"), "\(said)")
     }
 
+    @Test("kiosk proxy whose cache file cannot be opened says, after the warning, that nothing is cached this run, not its mode")
+    func proxyWithoutItsCacheSaysSo() throws {
+        // Given a data folder whose proxy cache file is not a database
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        try Data(String(repeating: "not a database ", count: 20).utf8).write(to: cli.dataDirectory.appendingPathComponent("kiosk-demo-proxy-cache.sqlite"))
+        // When the proxy starts there
+        let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--data-dir", cli.dataDirectory.path],
+                                       stdout: .pipe, stderr: .null)
+        let text = try process.printed(until: "Kiosk proxy on")
+        defer { process.signal(); _ = process.waitUntilExit() }
+        // Then it says the cache gives nothing this run, and not that a stored answer stands in when the upstream fails
+        #expect(text.contains("Cache: none this run"), "\(text)")
+        #expect(!text.contains("Cache: fallback"), "\(text)")
+    }
+
     @Test("A request the forward listener sends to one of the process's reverse listeners goes on to that listener's upstream: no loop")
     func forwardToReverse() throws {
         let cli = CLI()

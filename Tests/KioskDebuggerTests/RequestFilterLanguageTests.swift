@@ -86,7 +86,7 @@ struct RequestFilterLanguageTests {
         ("status:4xx,,5xx", "status has an empty value between commas", 11..<12),
         ("status:4xx,", "status has an empty value between commas", 10..<11),
         ("source:bbc", "source must be one of nyt, marvel, rickandmorty, dogs", 7..<10),
-        ("cache:warm", "cache must be hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale", 6..<10),
+        ("cache:warm", "cache must be hit, fwd, fwd=REASON (bypass, method, uri-miss, vary-miss, miss, request, stale, partial; ", 6..<10),
         ("cache:fwd=sideways", "cache must be", 6..<18),
         ("method:G3T", "method must be an HTTP method in letters", 7..<10),
         ("endpoint:a/b", "endpoint must be an endpoint name", 9..<12),

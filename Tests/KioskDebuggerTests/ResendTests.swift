@@ -144,6 +144,8 @@ struct ResendTests {
           arguments: [
             ("method", "GE T", "not an HTTP method"),
             ("url", "ftp://api.nytimes.com/x", "http(s) URL"),
+            ("method", "CONNECT", "CONNECT asks for a tunnel"),
+            ("url", "https://evil@api.nytimes.com/svc/mostpopular/v2/viewed/7.json", "no user name"),
             ("url", "https://rickandmortyapi.com/api/character", "can only go to https://api.nytimes.com"),
             ("header", "X-Bad: a\r\nInjected: 1", "not a valid HTTP field value"),
             ("header", "Bad Name: 1", "not a valid HTTP header name"),
