@@ -18,9 +18,24 @@ public enum ContentCoding {
     }
 
     /// `data` decoded from `coding`, or nil when Kiosk cannot decode it, it is corrupt or cut short, or it would grow
-    /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2); a raw deflate stream, which some
-    /// servers send instead, carries no check of its end and is left as it came.
+    /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2), or a raw deflate stream, which some
+    /// servers send instead and browsers, curl and mitmproxy read as well.
     public static func decoded(_ data: Data, coding: String) -> Data? {
+        guard coding == "deflate" else { return decodedAsLabelled(data, coding: coding) }
+        return decodedAsLabelled(data, coding: coding) ?? rawDeflate(data)
+    }
+
+    /// A raw deflate stream decoded, or nil when it is not one, is cut short or would grow past `maximumDecodedBytes`. It
+    /// has no trailer to tell its end by: one byte put after it is left unread by zlib only when the stream ended just
+    /// before it (a stream cut short reads it as more of itself, or fails on it).
+    private static func rawDeflate(_ data: Data) -> Data? {
+        var buffer = ByteBuffer(bytes: data + [0])
+        guard !data.isEmpty, let inflated = try? buffer.decompress(with: .deflate(), maxSize: maximumDecodedBytes),
+              buffer.readableBytes == 1 else { return nil }
+        return Data(inflated.readableBytesView)
+    }
+
+    private static func decodedAsLabelled(_ data: Data, coding: String) -> Data? {
         let algorithm: CompressionAlgorithm
         switch coding {
         case "gzip", "x-gzip": algorithm = .gzip()

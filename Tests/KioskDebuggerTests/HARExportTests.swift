@@ -245,11 +245,12 @@ struct HARExportTests {
         #expect(exported["comment"] as? String == "decoded from gzip; the first 1048576 of its 5242880 bytes exported", "\(exported["comment"] ?? "")")
     }
 
-    @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate, brotli), with what the coding saved; one that cannot be (cut short, corrupt, raw deflate) is kept as sent and said so",
+    @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate, brotli), with what the coding saved; one that cannot be (cut short, corrupt) is kept as sent and said so; a raw deflate stream decodes too",
           arguments: [
             ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA", true),
             ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUF", true),
-            ("deflate", "q1bKS8xNVbJSUArKTM5WqgUA", false),
+            ("deflate", "q1bKS8xNVbJSUArKTM5WqgUA", true),
+            ("deflate", "q1bKS8xNVbJSUArKTM5W", false),
             ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUG", false),
             ("br", "iweAeyJuYW1lIjogIlJpY2sifQM=", true),
             ("br", "iweAeyJuYW1lIjogIlJpY2si", false),
