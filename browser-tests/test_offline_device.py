@@ -315,6 +315,23 @@ def test_an_open_page_notices_kiosk_going_away_and_coming_back_without_a_tap(sav
     wait_for(driver, lambda d: unreachable_banner(d) == "", 30, "the banner stayed after Kiosk answered again")
 
 
+def test_the_page_saying_a_page_was_never_saved_becomes_that_page_once_kiosk_answers_again(saved_phone, start_server):
+    # Given a phone whose Kiosk server stopped, opening a page it never saved
+    server, driver = saved_phone.server, saved_phone.driver
+    port = server.bound_port
+    server.stop()
+    open(driver, server.url("/rickandmorty?page=9"))
+    heading = lambda d: d.find_element(By.CSS_SELECTOR, "#main h1").text
+    assert heading(driver) == "Not saved on this device"
+    # (it offers to try again)
+    assert driver.find_element(By.ID, "retry-page").text == "Retry"
+    # When Kiosk answers again
+    start_server(saved_phone.data_dir, port=port)
+    # Then the page asked for replaces it by itself, with nothing tapped
+    wait_for(driver, lambda d: heading(d) != "Not saved on this device"
+             and len(d.find_elements(By.CSS_SELECTOR, "#results ul.items > li")) > 0, 45, "the offline page stayed after Kiosk answered again")
+
+
 def test_a_page_never_saved_waits_for_a_kiosk_slowed_by_its_catalog_and_not_for_one_out_of_reach(start_server, tmp_path):
     # Given a phone that saved the app for offline, but never these searches
     server = start_server(str(tmp_path / "data"))
@@ -507,6 +524,8 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
     hrefs = driver.execute_script("return [...document.querySelectorAll('#results ul.items li > a')].map(a => a.getAttribute('href'))")
     assert len(hrefs) > 2, hrefs
     open(driver, server.url(hrefs[1]))
+    # (and an episode, whose cast are rows too)
+    open(driver, server.url("/rickandmorty/episode-1"))
 
     # When Kiosk stops and the second page is read from the device.
     server.stop()
@@ -549,3 +568,7 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
     wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
     time.sleep(0.5)
     assert unsaved(driver) == []
+    # And an item's page says so of its linked rows (an episode's cast) alike
+    open(driver, server.url("/rickandmorty/episode-1"))
+    cast_marked = lambda d: d.execute_script("return document.querySelectorAll('#main section ul.items li.unsaved .not-saved').length")
+    wait_for(driver, lambda d: cast_marked(d) > 0, 10, "no row of the cast says it is not saved")

@@ -155,6 +155,10 @@ package enum Pages {
         return layout(context, title: strings.offlineTitle, current: nil, view: .offline, [
             E.element("h1", [], [.text(strings.offlineTitle)]),
             E.element("p", [.class("banner offline"), .attribute("role", "status")], [.text(strings.offlineMessage)]),
+            // Asks for the page again (its address is the one asked for): the script reloads it, as it does by itself
+            // once Kiosk answers again.
+            E.element("p", [], [E.element("button", [.attribute("type", "button"), .attribute("id", "retry-page")],
+                                          [.text(context.strings.retry)])]),
             E.element("h2", [], [.text(strings.savedPages)]),
             E.element("ul", [.attribute("id", "saved-pages"), .class("saved-pages")], []),
             E.element("p", [.attribute("id", "no-saved-pages"), .class("empty"), .flag("hidden")], [.text(strings.noSavedPages)]),

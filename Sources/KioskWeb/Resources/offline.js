@@ -66,9 +66,10 @@
 
   // With Kiosk unreachable, a list's rows whose page this device has not saved say so, before a tap finds out: what
   // the background saving keeps is each catalog's first page, and a list read further or searched shows rows of items
-  // never opened. The words are the link's own, so a screen reader says them with the row.
+  // never opened; an item's page lists its linked items (an episode's cast, a location's residents) as rows too. The
+  // words are the link's own, so a screen reader says them with the row.
   async function markUnsaved() {
-    for (const link of $$("#results ul.items li > a[href]")) {
+    for (const link of $$("#main ul.items li > a[href]")) {
       const href = link.getAttribute("href");
       if (!href.startsWith("/") || href.startsWith("//") || link.querySelector(".not-saved")) continue;
       if (await device.has("page", href).catch(() => true)) continue;
@@ -81,7 +82,7 @@
     }
   }
   function unmarkUnsaved() {
-    for (const note of $$("#results .not-saved")) { note.closest("li")?.classList.remove("unsaved"); note.remove(); }
+    for (const note of $$("#main .not-saved")) { note.closest("li")?.classList.remove("unsaved"); note.remove(); }
   }
   // Rows that come later while Kiosk is unreachable (a saved next page appended after the worker said so) are marked too.
   document.addEventListener("kiosk:updated", () => { if (savedAt !== null) markUnsaved(); });
@@ -91,6 +92,8 @@
     active: () => savedAt !== null,
     changed: state => {
       if (state === "unreachable") return;
+      // The device's page for one it never saved, at that page's address: now that Kiosk answers, the page itself.
+      if ($("main[data-view=offline]")) { flush(); location.reload(); return; }
       savedAt = null;
       delete document.body.dataset.savedAt;
       banner("unreachable-banner", "", "");
@@ -511,6 +514,7 @@
   // Start ------------------------------------------------------------------------------------------------
 
   if (savedAt !== null) showUnreachable(savedAt);
+  $("#retry-page")?.addEventListener("click", () => location.reload());
   applyPending();
   listSaved();
   setUpPanel();
