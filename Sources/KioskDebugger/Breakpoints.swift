@@ -503,7 +503,7 @@ public final class BreakpointTransport: HTTPTransport {
             // An edited body is the user's, uncoded: the answer's own coding named the bytes it came in.
             if headers == nil { fields["Content-Encoding"] = nil }
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
-                          touch: Self.touch(id, outgoing, .responseEdited))
+                          touch: Self.touch(id, outgoing, .responseEdited), upstreamStatus: response.status)
         case .abort:
             throw abort(outgoing, since: started,
                         touch: Self.touch(id, outgoing, .responseAborted(status: response.status)))
@@ -545,9 +545,10 @@ public final class BreakpointTransport: HTTPTransport {
         ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, phrase: .breakpoint(outcome))
     }
 
-    /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`.
+    /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`; its `fwd-status` the
+    /// upstream's when it edits one (a 500 made a 200 is still found by `status:5xx`, as a rule's edit is), else its own.
     private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:], since started: Date,
-                        touch: ExchangeTouch) -> HTTPResponse {
+                        touch: ExchangeTouch, upstreamStatus: Int? = nil) -> HTTPResponse {
         var fields = headers
         // The answer's framing is the transport's to write for the body it now has.
         fields["Content-Length"] = nil
@@ -555,7 +556,7 @@ public final class BreakpointTransport: HTTPTransport {
         if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
         // The app is told what the log says: Kiosk's member of Cache-Status is the edit's, not the cache's decision on
         // the answer it replaces (other caches' members stay).
-        let edited = CacheStatus(recordedAs: .edited, status: status, isConditional: false, hasError: false)
+        let edited = CacheStatus(recordedAs: .edited, status: upstreamStatus ?? status, isConditional: false, hasError: false)
         edited.replaceKiosksMember(in: &fields)
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
@@ -569,7 +570,7 @@ public final class BreakpointTransport: HTTPTransport {
                               status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
                               responseBody: CapturedBody(redacted: redactor.redactBody(body, contentType: fields["Content-Type"]),
                                                          ofFirst: body.count, size: body.count, limit: .max),
-                              timings: elapsed(since: started), decision: .edited, touchedBy: [touch]))
+                              timings: elapsed(since: started), decision: .edited, cacheStatus: edited, touchedBy: [touch]))
         return response
     }
 

@@ -40,11 +40,14 @@ struct BreakpointTests {
         let paused = try #require(breakpoints.paused.first)
         #expect(paused.phase == .response && paused.responseText == #"{"name":"Rick"}"# && paused.status == 200)
         #expect(!paused.url.contains(Self.secret) && paused.requestHeaders.first?.value == "<redacted>")
-        // And an edit continues it with the edited body, marked edited, and an edited record is logged
-        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(#"{"name":"Edited"}"#.utf8))))
+        // And an edit continues it with the edited body and status, marked edited, and an edited record is logged
+        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 201, body: Data(#"{"name":"Edited"}"#.utf8))))
         let response = try await pending.value
-        #expect(response.isEdited && String(decoding: response.body, as: UTF8.self) == #"{"name":"Edited"}"#)
+        #expect(response.isEdited && response.status == 201 && String(decoding: response.body, as: UTF8.self) == #"{"name":"Edited"}"#)
         #expect(logged.withLock { $0.map(\.decision) } == [.edited])
+        // And its Cache-Status says edited, with the upstream's status as fwd-status, as a rule's edit says
+        #expect(response.cacheStatus?.headerValue == "Kiosk;fwd=miss;fwd-status=200;detail=edited", "\(response.cacheStatus?.headerValue ?? "-")")
+        #expect(logged.withLock { $0.map(\.cacheStatus.headerValue) } == ["Kiosk;fwd=miss;fwd-status=200;detail=edited"])
         #expect(breakpoints.paused.isEmpty)
         // And a second decision for the same pause is refused
         #expect(!breakpoints.decide(paused.id, .abort))
