@@ -97,8 +97,9 @@ def test_a_phone_whose_browser_text_is_twice_its_size_neither_scrolls_sideways_n
     # unlike a page's own root font size), in Spanish, whose words are longer
     driver = new_driver(PHONE, language="es", text_size=32)
     try:
-        for path in ("/", "/rickandmorty/1", "/dogs?edit=1"):
-            # When the home page, a character's sheet (its places' cards) and the dogs editor (a row's buttons) open
+        for path in ("/", "/rickandmorty/1", "/dogs?edit=1", "/rickandmorty", "/nyt"):
+            # When the home page, a character's sheet (its places' cards), the dogs editor (a row's buttons) and two lists
+            # (a row's picture, name and star side by side) open
             driver.get(server.url(path))
             page_ready(driver)
             assert driver.execute_script("return getComputedStyle(document.documentElement).fontSize") == "32px"
@@ -139,7 +140,7 @@ def test_on_a_phone_in_spanish_the_dogs_editor_breaks_no_name_inside_a_word(fres
 # line whole (a name may wrap between its words: "Rick &" / "Morty").
 BROKEN_WORDS = """
     const cut = [];
-    for (const label of document.querySelectorAll('nav.tabs .short, ul.items.edit .actions button, ul.items.edit .title')) {
+    for (const label of document.querySelectorAll('nav.tabs .short, ul.items.edit .actions button, ul.items .title, ul.items .subtitle')) {
         if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent + ' cut');
         const text = [...label.childNodes].find(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
         if (!text) continue;
