@@ -228,6 +228,28 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: fresh))
     }
 
+    @Test("An archive refused by har import or proxy cache import leaves no --data-dir it would have made, and a folder that was there stays",
+          arguments: [["har", "import"], ["proxy", "cache", "import"]])
+    func refusedArchiveMakesNoDataDirectory(command: [String]) throws {
+        // Given a truncated archive, a data folder not made yet, and one holding a store already
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let broken = cli.dataDirectory.appendingPathComponent("broken.har")
+        try Data(#"{"log": {"entries": ["#.utf8).write(to: broken)
+        let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
+        // When it is imported into the new folder
+        let refused = try cli.run(command + [broken.path, "--data-dir", fresh], dataDir: false)
+        // Then it is refused, and no folder is left with an empty store in it
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+        // And into a folder that exists, it is refused the same, the folder and its store kept
+        #expect(try cli.run(["favorite", "list"]).status == 0)
+        let existing = try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path).filter { $0.hasSuffix(".sqlite") }
+        #expect(!existing.isEmpty)
+        #expect(try cli.run(command + [broken.path]).status == 2)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path)).isSuperset(of: existing))
+    }
+
     @Test("A command that adds something, such as a HAR import into the proxy cache, makes a --data-dir that does not exist")
     func addingMakesDataDirectory() throws {
         // Given an archive of one storable answer and a data folder not made yet
