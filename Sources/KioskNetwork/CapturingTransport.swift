@@ -257,7 +257,8 @@ public final class CapturingTransport: HTTPTransport {
         timings.total = total
         // A connection that could not be made (refused, unanswered, a handshake never answered, a name that does not
         // resolve) spent its time connecting: no request was sent, so none of it was a wait for an answer (HAR's `wait`).
-        if response == nil, case .offline? = error as? KioskError {
+        // (The proxy's cache wraps such a failure with its Cache-Status: the same failure.)
+        if response == nil, case .offline? = error?.kioskError {
             timings.connect = max(0, total - (timings.queued ?? 0))
         }
         let errorText: String? = error.map { error in

@@ -295,6 +295,8 @@ struct ForwardProxyTests {
             #expect(answer.text.contains("could not connect to 127.0.0.1:\(port): it refused the connection"), "\(answer.text)")
             let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(port)" })
             #expect(record.error == "Cannot connect to 127.0.0.1:\(port): it refused the connection (nothing listens on that port)")
+            // And its time is the connection's (no request was sent, so none of it waited for an answer: HAR's connect, not wait)
+            #expect(record.timings.connect != nil && record.timings.firstByte == nil, "\(record.timings)")
             // And the next request is served
             #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
         }
