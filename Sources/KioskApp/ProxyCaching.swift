@@ -898,8 +898,8 @@ final class ProxyCachingTransport: HTTPTransport {
 
     // MARK: - RFC 9111
 
-    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1, "heuristically cacheable").
-    static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1, "heuristically cacheable"; 451, RFC 7725 §3).
+    static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 451, 501]
 
     /// Whether an answer with these fields, to a request with `asked`, may not be kept whatever its status: `no-store` on
     /// either side, or `Vary: *` (RFC 9111 §3).

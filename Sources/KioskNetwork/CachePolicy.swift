@@ -55,7 +55,7 @@ public struct CacheControl: Sendable, Hashable {
     /// of repeated directives, and is encouraged to take invalid freshness information as stale).
     public init(_ header: String?) {
         guard let header else { return }
-        for directive in header.split(separator: ",") {
+        for directive in Self.directives(of: header) {
             let parts = directive.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             }
@@ -88,6 +88,31 @@ public struct CacheControl: Sendable, Hashable {
 }
 
 extension CacheControl {
+    /// A Cache-Control value's directives, split at the commas between them: not at one inside a quoted string
+    /// (`ext="x, max-age=1000"` is one directive, RFC 9111 §5.2's `quoted-string`, where a backslash quotes the next
+    /// character).
+    static func directives(of header: String) -> [Substring] {
+        var directives: [Substring] = []
+        var start = header.startIndex, index = header.startIndex
+        var quoted = false, escaped = false
+        while index < header.endIndex {
+            let character = header[index]
+            if escaped {
+                escaped = false
+            } else if quoted && character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == "," && !quoted {
+                directives.append(header[start..<index])
+                start = header.index(after: index)
+            }
+            index = header.index(after: index)
+        }
+        directives.append(header[start...])
+        return directives.filter { !$0.allSatisfy(\.isWhitespace) }
+    }
+
     /// The directives as a shared cache reads them (RFC 9111 §5.2.2.8, §5.2.2.10): `s-maxage` in place of `max-age`,
     /// and with it, or `proxy-revalidate`, `must-revalidate`.
     public var asShared: CacheControl {

@@ -186,6 +186,30 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.requestDirectives(HTTPHeaderFields([("Cache-Control", "max-age=1"), ("Cache-Control", "max-age=100")])).maxAge == 1)
     }
 
+    @Test("A comma inside a directive's quoted value separates nothing (RFC 9111 §5.2's quoted-string)")
+    func quotedCommas() {
+        // A freshness named only inside an extension's quoted value gives none
+        #expect(CacheControl(#"ext="x, max-age=1000""#).maxAge == nil)
+        // Qualified no-cache and private name fields, not directives: the answer is still storable by a private cache
+        let qualifiedNoCache = CacheControl(#"no-cache="x, no-store", max-age=100"#)
+        #expect(qualifiedNoCache.noCache && !qualifiedNoCache.noStore && qualifiedNoCache.maxAge == 100)
+        let qualifiedPrivate = CacheControl(#"max-age=100, private="a, no-store""#)
+        #expect(qualifiedPrivate.isPrivate && !qualifiedPrivate.noStore && qualifiedPrivate.maxAge == 100)
+        // An escaped quote stays inside its string
+        #expect(CacheControl(#"ext="a\", no-store", max-age=5"#).noStore == false)
+        #expect(CacheControl(#"ext="a\", no-store", max-age=5"#).maxAge == 5)
+    }
+
+    @Test("A 451 is heuristically cacheable (RFC 7725 §3), as a 404 is; a 302 is not")
+    func unavailableForLegalReasons() throws {
+        let url = try #require(URL(string: "http://app.test/banned"))
+        let old = HTTPDate.format(Date(timeIntervalSinceNow: -30 * 86_400))
+        for (status, storable) in [(451, true), (404, true), (302, false)] {
+            let response = HTTPResponse(status: status, headers: ["Last-Modified": old], body: Data(), url: url)
+            #expect(ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) == storable, "\(status)")
+        }
+    }
+
     @Test("The request's directives: Cache-Control, else Pragma: no-cache")
     func requestDirectives() {
         #expect(ProxyCachingTransport.requestDirectives(["Pragma": "no-cache"]).noCache)
