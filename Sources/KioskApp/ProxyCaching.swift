@@ -463,11 +463,23 @@ final class ProxyCachingTransport: HTTPTransport {
                     && !Self.forbidsKeeping(response.headers, status: entry.status, asked: request.headers) {
             do {
                 let hider = Self.hider(for: request, redactor)
-                // Its fields as an answer's are kept (its Content-Length aside): a cookie it sets is this app's alone, its
-                // Cache-Status made anew.
-                stored = try cache.refresh(id: entry.id, validators: entry.headers, with: Self.storedHeaders(response.headers),
-                                           requestTime: sent, responseTime: received) { fields in
-                    hider.flatMap { Self.hidden(fields, $0) }
+                let varying = { (fields: HTTPHeaderFields) in
+                    Self.storedVary(HTTPResponse(status: entry.status, headers: fields, body: Data(), url: request.url),
+                                    preflight: request.isCORSPreflight)
+                }
+                if varying(ProxyCache.renewed(entry.headers, with: Self.storedHeaders(response.headers))) != varying(entry.headers) {
+                    // A 304 whose Vary names other request fields than the stored answer was kept by (RFC 9110 §15.4.5 has
+                    // it carry the Vary its 200 would) changes which requests the answer may serve: renewed under its old
+                    // key it would be given, fresh, to requests it was never chosen for (RFC 9111 §4.1). It goes; the app
+                    // still gets it, and the next request fetches and keeps it by the new fields.
+                    try cache.remove(id: entry.id)
+                } else {
+                    // Its fields as an answer's are kept (its Content-Length aside): a cookie it sets is this app's alone,
+                    // its Cache-Status made anew.
+                    stored = try cache.refresh(id: entry.id, validators: entry.headers, with: Self.storedHeaders(response.headers),
+                                               requestTime: sent, responseTime: received) { fields in
+                        hider.flatMap { Self.hidden(fields, $0) }
+                    }
                 }
             } catch {
                 warnOnce(error)

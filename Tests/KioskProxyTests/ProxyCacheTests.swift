@@ -370,6 +370,28 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A 304 whose Vary names a field the stored answer was not kept by does not renew it for every request: the next with another value goes upstream")
+    func notModifiedAddingVary() async throws {
+        // Given an upstream whose answer carries no Vary at first, and whose 304 says it varies on X-A
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].first == #""vx""#
+                ? (.notModified, [("ETag", #""vx""#), ("Cache-Control", "max-age=100"), ("Vary", "X-A")], "")
+                : (.ok, [("ETag", #""vx""#), ("Cache-Control", "max-age=1")], "for \(head.headers["X-A"].first ?? "none")")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .http))) { proxy, upstream in
+            #expect(try await proxy.send(.GET, upstream.url("/vx"), headers: [("X-A", "1")]).text == "for 1")
+            await proxy.harness.now.advance(by: .seconds(2))
+            // When the stale answer is revalidated for X-A: 1, and the upstream's 304 adds Vary: X-A
+            let revalidated = try await proxy.send(.GET, upstream.url("/vx"), headers: [("X-A", "1")])
+            #expect(revalidated.status == .ok && revalidated.text == "for 1")
+            // Then a request with X-A: 2 is not given X-A: 1's answer as fresh: it goes upstream and gets its own
+            let before = upstream.requests.count
+            let other = try await proxy.send(.GET, upstream.url("/vx"), headers: [("X-A", "2")])
+            #expect(other.text == "for 2" && upstream.requests.count == before + 1, "\(other.header("Cache-Status"))")
+        }
+    }
+
     @Test("A browser's conditional request with nothing stored gets the upstream's 304 at once, and the whole answer is fetched behind it and kept: offline it answers")
     func warmBrowserFillsTheCache() async throws {
         // Given an upstream whose page has an ETag and must be revalidated, and a browser that has it in its own cache
