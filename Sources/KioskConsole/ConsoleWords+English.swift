@@ -127,6 +127,7 @@ extension ConsoleWords {
         failWithError: "Fail with the error",
         requestEditNote: "The request goes to its upstream as edited here, marked in the log. Without a decision it goes unchanged at ",
         editNote: "An edited response is shown to the app, marked edited in the log, and never stored. Without a decision the request continues unchanged at ",
+        appGoneNote: "Its app has gone, so without a decision the exchange is aborted, not sent, at ",
         pausedTitle: { "Paused #\($0)" },
         anyConfiguredSource: "any configured source",
         contentType: "Content type",

@@ -127,6 +127,7 @@ extension ConsoleWords {
         failWithError: "Fallar con el error",
         requestEditNote: "La solicitud va a su servidor tal como se edite aquí, marcada en el registro. Sin una decisión, va sin cambios a las ",
         editNote: "Una respuesta editada se muestra a la aplicación, se marca como editada en el registro y nunca se guarda. Sin una decisión, la solicitud continúa sin cambios a las ",
+        appGoneNote: "Su app se ha ido, así que sin una decisión el intercambio se aborta, sin enviarse, a las ",
         pausedTitle: { "Detenida n.º \($0)" },
         anyConfiguredSource: "cualquier fuente configurada",
         contentType: "Tipo de contenido",

@@ -139,6 +139,8 @@ struct ConsoleWords: Sendable {
     /// The request phase's note: what an edit does to a request not sent yet.
     let requestEditNote: String
     let editNote: String
+    /// The editor's note when the paused exchange's app has gone: left alone, it is aborted at the time that follows.
+    let appGoneNote: String
     let pausedTitle: @Sendable (Int) -> String
     let anyConfiguredSource: String
     let contentType: String

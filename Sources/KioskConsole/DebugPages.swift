@@ -646,7 +646,8 @@ enum DebugPages {
         content.append(E.element("form", [.attribute("id", decisionForm), .attribute("method", "post"), .attribute("action", action)],
                                  [Pages.csrfField(context)]))
         // A request not sent yet is edited, not answered: its note says so.
-        let note = exchange.phase == .request ? w.requestEditNote : w.editNote
+        // Its app gone, the deadline aborts it (as the banner above says), whatever the phase.
+        let note = exchange.appClosed ? w.appGoneNote : exchange.phase == .request ? w.requestEditNote : w.editNote
         content.append(E.element("p", [.class("status")], [.text(note), localTime(exchange.deadline, style: .time), "."]))
         return DebugPages.page(context, title: w.pausedTitle(exchange.id), [E.element("article", [.class("detail debug")], content)])
     }

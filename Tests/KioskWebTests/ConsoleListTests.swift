@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
-import KioskDebugger
+@testable import KioskDebugger
 import KioskTestSupport
 import Testing
 @testable import KioskConsole
@@ -243,5 +243,21 @@ struct KioskCookieNameTests {
         // Then each is Kiosk's by the proxy's rule, and a Cookie field of them alone is forwarded as nothing
         for name in names { #expect(KioskCookies.isKiosks(name), "\(name)") }
         #expect(KioskCookies.withoutKiosks(names.map { "\($0)=x" }.joined(separator: "; ")) == nil)
+    }
+
+    @Test("A paused exchange whose app has gone says one thing of what its deadline does: it is aborted, not sent")
+    func pausedWithAppGone() {
+        // Given an exchange paused at its response whose app closed its connection meanwhile
+        var exchange = PausedExchange(id: 1, phase: .response, endpoint: "app.test", source: nil, method: "GET", url: "https://app.test/items",
+                                      requestHeaders: [], status: 200, responseHeaders: [], responseText: "{}", responseIsText: true,
+                                      responseSize: 2, error: nil, pausedAt: Date(timeIntervalSince1970: 0), deadline: Date(timeIntervalSince1970: 300))
+        exchange.appClosed = true
+        let context = ViewContext(language: .en, csrfToken: "t", path: "/debug/paused/1", catalogs: Catalogs(sources: []))
+        // When its page is drawn
+        let html = DebugPages.pausedExchange(exchange, error: nil, draft: nil, context: context).rendered
+        // Then the banner and the note under the editor both say it is aborted at its deadline; neither that it continues
+        #expect(html.contains("Left alone, it is aborted at its timeout, not sent."))
+        #expect(html.contains("Its app has gone, so without a decision the exchange is aborted, not sent, at "))
+        #expect(!html.contains("continues unchanged"), "\(html)")
     }
 }
