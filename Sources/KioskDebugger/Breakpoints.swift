@@ -520,7 +520,14 @@ public final class BreakpointTransport: HTTPTransport {
     public func holdSwitch(_ request: HTTPRequest) async -> SwitchHold {
         guard breakpoints.setting(for: request).request == .pause, breakpoints.isActive else { return .send(request, touches: []) }
         let started = breakpoints.now()
-        let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
+        // Shown at the address the app opened (ws:, wss:), as its log record and the breakpoint's pattern name it.
+        var shown = request
+        if request.headers["Upgrade"]?.lowercased().contains("websocket") == true,
+           var address = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            address.scheme = request.url.scheme?.lowercased() == "https" ? "wss" : "ws"
+            shown.url = address.url ?? request.url
+        }
+        let (id, decision) = await breakpoints.pause(phase: .request, request: shown, response: nil, error: nil)
         switch decision {
         case .abort:
             return .fail(abort(request, since: started, touch: Self.touch(id, request, .requestAborted)))

@@ -272,6 +272,8 @@ struct UpgradeTests {
             let edited = open()
             let held = try await pause()
             #expect(held.phase == .request && held.method == "GET" && held.url.contains("/ws?room=1"), "\(held.url)")
+            // (at the address the app opened, as its record will name it)
+            #expect(held.url.hasPrefix("ws://127.0.0.1:\(upstream.port)/"), "\(held.url)")
             #expect(held.requestHeaders.contains { $0.name == "Authorization" && $0.value == Redactor.placeholder })
             #expect(proxy.kiosk.debugger.pausedInFlight(matching: RequestFilter()).map(\.id) == [held.id])
             // And sent edited (another room, another token)
