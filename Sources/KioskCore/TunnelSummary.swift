@@ -46,6 +46,9 @@ public struct TunnelSummary: Sendable, Hashable {
     /// Whether Kiosk was to read it (an intercepted CONNECT whose TLS with the app failed, `error` saying why): nothing
     /// passed through unread.
     public var wasToBeRead = false
+    /// What the proxy's cache said of a tunnel or switch it did not open (offline: no upstream dialled), as the app was told
+    /// in its answer's `Cache-Status`; nil for one the network's failure or success decided.
+    public var cacheStatus: CacheStatus?
     /// What the debugger did to it (a protocol switch held or edited at a request breakpoint), for its record.
     public var touches: [ExchangeTouch] = []
     /// The request log's recording generation it opened under (`ExchangesInFlight.Ticket`), nil if not told: its record

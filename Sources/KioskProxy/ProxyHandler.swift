@@ -604,9 +604,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 switch result {
                 case .failure(let error):
                     let waited = ContinuousClock.now - opened
-                    onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
-                                           duration: waited.seconds,
-                                           error: Self.dialFailure(error, host: target.host, port: target.port)))
+                    var failed = TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0, duration: waited.seconds,
+                                               error: Self.dialFailure(error, host: target.host, port: target.port))
+                    // Logged with the Cache-Status its app gets (offline: detail=offline), as every answer is.
+                    failed.cacheStatus = (error as? CacheMarkedFailure)?.cacheStatus
+                    onTunnel(failed)
                     write(Self.dialRefusal(error, host: target.host, port: target.port), to: head, context: context)
                 case .success(let upstream):
                     self.join(context: context, upstream: upstream, meter: meter, established: head.version)
@@ -852,6 +854,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     var failed = TunnelSummary(host: host, port: port, sent: 0, received: 0, duration: waited.seconds, error: reason,
                                                upgrade: upgrade)
                     failed.touches = touches
+                    failed.cacheStatus = (error as? CacheMarkedFailure)?.cacheStatus
                     onTunnel(failed)
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):

@@ -461,6 +461,16 @@ struct ProxyCacheTests {
                                                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
             #expect(upgrade.hasPrefix("HTTP/1.1 504") && upgrade.contains("Cache-Status: Kiosk;fwd=miss;detail=offline\r\n"), "\(upgrade)")
             #expect(upstream.connections == connections)
+            // And each is logged with the Cache-Status its app got, as every answer is
+            var logged: [String: String] = [:]
+            for _ in 0..<500 where logged.count < 2 {
+                try proxy.kiosk.debugger.flush()
+                for record in try proxy.records() where record.method == "CONNECT" || record.url.hasPrefix("ws://") {
+                    logged[record.method] = record.cacheStatus.headerValue
+                }
+                if logged.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(logged == ["CONNECT": "Kiosk;fwd=miss;detail=offline", "GET": "Kiosk;fwd=miss;detail=offline"], "\(logged)")
         }
     }
 
