@@ -149,3 +149,27 @@ def test_on_a_phone_each_field_of_a_paused_answer_takes_at_most_two_rows_and_not
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     browser.switch_to.window(browser.current_window_handle)  # in front of the waiting tab, so that it paints
     screenshot(browser, "breakpoint-editor-phone", PHONE)
+
+
+def test_j_and_k_reach_an_exchange_paused_at_the_top_of_the_console_list(fresh_server, kiosk_bin, browser):
+    server = fresh_server
+    # Given a logged request, and then one paused at a response breakpoint, listed first
+    server.api("/api/nyt")
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", "rickandmorty.characters", "--response", "pause",
+                             "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    console = browser.current_window_handle
+    browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty?page=3"))
+    WebDriverWait(browser, 30).until(lambda d: server.api("/debug/api/paused"))
+    browser.switch_to.window(console)
+    browser.get(server.url("/debug"))
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']"))
+    href = lambda: browser.switch_to.active_element.get_attribute("href") or ""
+    # When j is pressed from the page, then again, then k
+    browser.find_element(By.TAG_NAME, "body").send_keys("j")
+    # Then the first row reached is the paused exchange, the next a logged request, and k goes back to the pause
+    assert "/debug/paused/" in href(), href()
+    browser.switch_to.active_element.send_keys("j")
+    assert "/debug/requests/" in href(), href()
+    browser.switch_to.active_element.send_keys("k")
+    assert "/debug/paused/" in href(), href()

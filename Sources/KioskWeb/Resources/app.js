@@ -650,6 +650,9 @@
   const wide = window.matchMedia("(min-width: 64rem)");
   // The rows that open in the pane: a catalog's items and the debugger's requests.
   const paneLinks = "#results ul.items li > a, #results a[data-pane]";
+  // The rows j/k and the arrows move between: those, and the console's rows that lead elsewhere (an exchange paused at a
+  // breakpoint, listed first, leading to its pause).
+  const rowLinks = paneLinks + ", #results tr[data-inflight] td.name > a";
   function markCurrent(href) {
     const path = href ? new URL(href, location.href).pathname : null;
     for (const a of $$(paneLinks)) {
@@ -726,8 +729,8 @@
       }
       return;
     }
-    const links = $$(paneLinks).filter(a => a.offsetParent !== null); // rows hidden by the local filter are skipped
-    const current = links.indexOf(document.activeElement?.closest?.(paneLinks) ?? null);
+    const links = $$(rowLinks).filter(a => a.offsetParent !== null); // rows hidden by the local filter are skipped
+    const current = links.indexOf(document.activeElement?.closest?.(rowLinks) ?? null);
     const move = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
     if (move && links.length && (current >= 0 || event.key === "j" || event.key === "k")) {
       event.preventDefault();
