@@ -256,7 +256,19 @@ struct DebugController: Sendable {
     private func decide(_ exchange: PausedExchange, form: PauseDecisionForm, context: ViewContext) throws -> Response {
         let decision: PauseDecision
         switch form.action {
-        case .continue: decision = .continueUnchanged
+        case .continue:
+            // "Keep returning this" checked with Send unchanged: the answer as shown becomes the rule, as an edit would
+            // (a box left checked and unsaid was a rule never made).
+            if form.keep, exchange.phase == .response, let status = exchange.status {
+                let shown = Data((exchange.responseText.map(DebugPages.editable) ?? "").utf8)
+                do {
+                    try kiosk.debugger.keepReturning(exchange, status: status, body: shown, name: context.words.keptEditName(exchange.endpoint))
+                } catch let error as KioskError {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form, context: context),
+                                          status: .unprocessableContent)
+                }
+            }
+            decision = .continueUnchanged
         case .abort: decision = .abort
         case .edit:
             switch exchange.phase {

@@ -300,4 +300,24 @@ struct WebRuleTests {
             #expect(again.body.contains("Kept Rick") && harness.kiosk.debugger.breakpoints.paused.isEmpty)
         }
     }
+
+    @Test("Keep returning this checked with Send unchanged makes the rule from the answer as shown, rather than nothing unsaid")
+    func keepReturningUnchanged() async throws {
+        try await withWeb { harness, client in
+            // Given a page waiting at a response breakpoint
+            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
+            let page = Task { try await client.get("/rickandmorty", headers: Self.cookie) }
+            for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
+            // When it is sent unchanged with the box checked
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", Self.token), ("action", "continue"), ("keep", "1")],
+                                             cookie: Self.token)
+            #expect(sent.status == .seeOther)
+            #expect(try await page.value.body.contains("Rick Sanchez"))
+            // Then a rule keeps returning the answer as it came
+            let rule = try #require(try harness.kiosk.debugger.rules.all().first)
+            #expect(rule.actions.status == 200 && rule.actions.patch?.contains("Rick Sanchez") == true)
+            #expect(rule.origin == "from a breakpoint edit of paused #\(paused.id)")
+        }
+    }
 }
