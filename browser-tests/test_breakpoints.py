@@ -173,3 +173,26 @@ def test_j_and_k_reach_an_exchange_paused_at_the_top_of_the_console_list(fresh_s
     assert "/debug/requests/" in href(), href()
     browser.switch_to.active_element.send_keys("k")
     assert "/debug/paused/" in href(), href()
+
+
+def test_on_a_phone_a_request_pausing_while_the_console_list_is_open_moves_nothing_on_it(fresh_server, kiosk_bin, phone_browser):
+    server, browser = fresh_server, phone_browser
+    # Given a phone showing the console's list, a response breakpoint set
+    server.api("/api/nyt")
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", "rickandmorty.characters", "--response", "pause",
+                             "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    browser.get(server.url("/debug"))
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[data-pane]"))
+    top = lambda: browser.execute_script("return Math.round(document.getElementById('debug-filter').getBoundingClientRect().top)")
+    before = top()
+    # When a request pauses meanwhile (another tab waits at the breakpoint)
+    console = browser.current_window_handle
+    browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty?page=3"))
+    browser.switch_to.window(console)
+    banner = browser.find_element(By.ID, "paused-banner")
+    WebDriverWait(browser, 30).until(lambda d: banner.is_displayed())
+    # Then the banner says so without pushing the filter or the list down under a finger
+    assert top() == before, (before, top())
+    assert "1 request is paused" in banner.text
+    screenshot(browser, "console-paused-banner-phone", PHONE)
