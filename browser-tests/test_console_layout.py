@@ -98,7 +98,13 @@ def test_on_a_wide_screen_an_open_request_leaves_the_names_and_chips_and_typing_
         field.send_keys(" status:")
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#debug-filter-error"))
         assert driver.execute_script("return window.kioskMark") == "same document"
+        # (the box itself says it is refused, and why, to a screen reader that comes back to it)
+        assert field.get_attribute("aria-invalid") == "true" and field.get_attribute("aria-describedby") == "debug-filter-error"
         assert not axe_serious_violations(driver)
+        # And mended, it is no longer said to be refused
+        field.send_keys("5xx")
+        WebDriverWait(driver, 10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#debug-filter-error"))
+        WebDriverWait(driver, 10).until(lambda d: field.get_attribute("aria-invalid") is None)
     finally:
         driver.quit()
 

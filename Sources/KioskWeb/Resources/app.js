@@ -151,6 +151,13 @@
     const key = focusKey !== undefined ? focusKey : current.contains(active) ? keyOf(active) : null;
     const { scrollX, scrollY } = window;
     current.replaceWith(document.adoptNode(fresh));
+    // The search box's state is the fresh page's: a filter refused (aria-invalid, tied to the reason said under it) or not.
+    const freshField = searchField?.id ? doc.getElementById(searchField.id) : null;
+    if (freshField) {
+      for (const name of ["aria-invalid", "aria-describedby"]) {
+        if (freshField.hasAttribute(name)) searchField.setAttribute(name, freshField.getAttribute(name)); else searchField.removeAttribute(name);
+      }
+    }
     appended.length = 0; // the pages the infinite scroll added belong to the list that was replaced
     const attribution = $("#main > .attribution"), freshAttribution = doc.querySelector("#main > .attribution");
     if (attribution && freshAttribution) attribution.textContent = freshAttribution.textContent;
