@@ -207,17 +207,25 @@ public final class Breakpoints: Sendable {
     /// `http://localhost:3000/api/users`, or a pattern with `*`), else those of its endpoint (a catalog's endpoint, or
     /// the app's host).
     public func setting(for request: HTTPRequest) -> BreakpointSetting {
+        match(for: request)?.setting ?? BreakpointSetting()
+    }
+
+    /// The key whose switches apply to `request` (see `setting(for:)`), with them: a URL pattern, an endpoint or a host;
+    /// nil when none is set for it. What an exchange it paused is said to be touched by.
+    public func match(for request: HTTPRequest) -> (key: String, setting: BreakpointSetting)? {
         file.modify { file in
             guard !file.breakpoints.isEmpty else { return nil }
-            var best: (length: Int, setting: BreakpointSetting)?
+            var best: (key: String, setting: BreakpointSetting)?
             // The URL sent, or the one the app asked a reverse listener for (and that one's host).
             let urls = request.matchedURLs
-            for (key, setting) in file.breakpoints where Self.isURLPattern(key) && key.count > (best?.length ?? -1) {
-                if urls.contains(where: { Self.url($0, matches: key) }) { best = (key.count, setting) }
+            for (key, setting) in file.breakpoints where Self.isURLPattern(key) && key.count > (best?.key.count ?? -1) {
+                if urls.contains(where: { Self.url($0, matches: key) }) { best = (key, setting) }
             }
-            return best?.setting ?? file.breakpoints[request.endpoint]
-                ?? request.appURL.flatMap { file.breakpoints[HTTPRequest.endpoint(of: $0)] }
-        } ?? BreakpointSetting()
+            if let best { return best }
+            if let setting = file.breakpoints[request.endpoint] { return (request.endpoint, setting) }
+            let appHost = request.appURL.map(HTTPRequest.endpoint(of:))
+            return appHost.flatMap { host in file.breakpoints[host].map { (host, $0) } }
+        }
     }
 
     /// Whether a breakpoint's key is a URL pattern (`http://…`, `https://…`, or a WebSocket's `ws://…`, `wss://…`) rather
@@ -443,12 +451,12 @@ public final class BreakpointTransport: HTTPTransport {
         if setting.request == .pause {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
-            case .abort: throw abort(request, since: started, touch: Self.touch(id, request, .requestAborted))
+            case .abort: throw abort(request, since: started, touch: touch(id, request, .requestAborted))
             case .continueWithRequest(let query, let headers, let body, let method, let path):
                 outgoing = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
                                            shownAs: redactor.redact(request.headers))
                 // The capture below records the edit with the exchange it sends, and the app's wait through the pause.
-                outgoing.touches.append(Self.touch(id, request, .requestEdited))
+                outgoing.touches.append(touch(id, request, .requestEdited))
                 outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
                 // The answer to another request than the one asked is no answer to that one: shown, never stored under it.
                 // Compared as read, not as written: the edit writes the query again (`%2C` as `,`), which asks the same.
@@ -457,11 +465,11 @@ public final class BreakpointTransport: HTTPTransport {
                     || read(outgoing.url)?.1 != read(request.url)?.1 || outgoing.headers != request.headers || outgoing.body != request.body
             case .continueWithResponse(let status, let body, let headers):
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                              since: started, touch: Self.touch(id, request, .answeredAtRequest))
+                              since: started, touch: touch(id, request, .answeredAtRequest))
             case .continueUnchanged:
                 // The capture below counts the wait before it as the exchange's (queued), and the touch says it.
                 outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
-                outgoing.touches.append(Self.touch(id, request, .requestHeld(seconds: Int(outgoing.heldAtBreakpoint.rounded()))))
+                outgoing.touches.append(touch(id, request, .requestHeld(seconds: Int(outgoing.heldAtBreakpoint.rounded()))))
             }
         }
         // A response breakpoint holds the answer after the capture below has made its record: kept back until the pause
@@ -484,8 +492,8 @@ public final class BreakpointTransport: HTTPTransport {
             switch decision {
             case .continueWithResponse(let status, let body, let headers):
                 return answer(outgoing, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                              since: started, touch: Self.touch(id, outgoing, .answeredAtError))
-            case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, outgoing, .errorAborted))
+                              since: started, touch: touch(id, outgoing, .answeredAtError))
+            case .abort: throw abort(outgoing, since: started, touch: touch(id, outgoing, .errorAborted))
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
@@ -503,13 +511,13 @@ public final class BreakpointTransport: HTTPTransport {
             // An edited body is the user's, uncoded: the answer's own coding named the bytes it came in.
             if headers == nil { fields["Content-Encoding"] = nil }
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
-                          touch: Self.touch(id, outgoing, .responseEdited), upstreamStatus: response.status)
+                          touch: touch(id, outgoing, .responseEdited), upstreamStatus: response.status)
         case .abort:
             throw abort(outgoing, since: started,
-                        touch: Self.touch(id, outgoing, .responseAborted(status: response.status)))
+                        touch: touch(id, outgoing, .responseAborted(status: response.status)))
         case .continueUnchanged, .continueWithRequest:
             let held = Int(max(0, breakpoints.now().timeIntervalSince(pausedAt)).rounded())
-            heldTouches = [Self.touch(id, outgoing, .responseHeld(seconds: held))]
+            heldTouches = [touch(id, outgoing, .responseHeld(seconds: held))]
             return response
         }
     }
@@ -530,26 +538,27 @@ public final class BreakpointTransport: HTTPTransport {
         let (id, decision) = await breakpoints.pause(phase: .request, request: shown, response: nil, error: nil)
         switch decision {
         case .abort:
-            return .fail(abort(request, since: started, touch: Self.touch(id, request, .requestAborted)))
+            return .fail(abort(request, since: started, touch: touch(id, request, .requestAborted)))
         case .continueWithRequest(let query, let headers, let body, let method, let path):
             do {
                 let edited = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
                                              shownAs: redactor.redact(request.headers))
-                return .send(edited, touches: [Self.touch(id, request, .requestEdited)])
+                return .send(edited, touches: [touch(id, request, .requestEdited)])
             } catch {
                 return .fail((error as? KioskError) ?? .invalidRequest("\(error)"))
             }
         case .continueWithResponse(let status, let body, let headers):
             return .answer(answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                                  since: started, touch: Self.touch(id, request, .answeredAtRequest)))
+                                  since: started, touch: touch(id, request, .answeredAtRequest)))
         case .continueUnchanged:
             let held = Int(max(0, breakpoints.now().timeIntervalSince(started)).rounded())
-            return .send(request, touches: [Self.touch(id, request, .requestHeld(seconds: held))])
+            return .send(request, touches: [touch(id, request, .requestHeld(seconds: held))])
         }
     }
 
-    private static func touch(_ id: Int, _ request: HTTPRequest, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
-        ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, phrase: .breakpoint(outcome))
+    /// Named by the breakpoint that held it (a path's URL pattern, else its endpoint or host), as a rule or a mock is.
+    private func touch(_ id: Int, _ request: HTTPRequest, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
+        ExchangeTouch(kind: .breakpoint, id: id, name: breakpoints.match(for: request)?.key ?? request.endpoint, phrase: .breakpoint(outcome))
     }
 
     /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`; its `fwd-status` the

@@ -1323,6 +1323,10 @@ struct PathBreakpointTests {
             // And its record says it was held at the breakpoint, then sent as it was
             let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/echo?q=1") })
             #expect(record.touchedBy.contains { $0.kind == .breakpoint && $0.detail.contains("then sent unchanged") }, "\(record.touchedBy)")
+            // (named by the path's breakpoint that held it, not by its host, which has none)
+            #expect(record.touchedBy.first { $0.kind == .breakpoint }?.name == breakpoints.match(for: HTTPRequest(url: URL(string: upstream.url("/echo"))!, endpoint: ""))?.key,
+                    "\(record.touchedBy)")
+            #expect(record.touchedBy.first { $0.kind == .breakpoint }?.name.hasSuffix("/echo") == true, "\(record.touchedBy)")
         }
     }
 }
