@@ -246,7 +246,10 @@ public enum HAR {
             bodySize = HAR.sentLength(record.requestHeaders) ?? record.requestBody?.originalSize ?? 0
             postData = record.requestBody.map { body in
                 PostData(mimeType: record.requestHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? "",
-                         text: String(decoding: body.data, as: UTF8.self))
+                         text: String(decoding: body.data, as: UTF8.self),
+                         // Cut at capture as an answer's body is, and said so the same way.
+                         comment: body.isTruncated ? "truncated by Kiosk's capture limit to \(body.data.count) of \(body.originalSize) bytes" : nil,
+                         _kioskTruncated: body.isTruncated ? true : nil)
             }
         }
     }
@@ -261,6 +264,9 @@ public enum HAR {
 
     struct PostData: Encodable {
         let mimeType, text: String
+        /// Present only for a body the capture cut.
+        let comment: String?
+        let _kioskTruncated: Bool?
     }
 
     struct Response: Encodable {

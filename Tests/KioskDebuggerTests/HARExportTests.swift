@@ -51,6 +51,24 @@ struct HARExportTests {
         return (log, try #require(log["entries"] as? [[String: Any]]))
     }
 
+    @Test("A request body cut at capture says so in its postData, as an answer's does; a whole one carries no such note")
+    func truncatedRequestBody() throws {
+        // Given an upload of 3,000 bytes kept to its first 1,024, and one kept whole
+        var cut = Self.record(1, method: "POST", "https://api.example/upload", status: 200, timings: RequestTimings(total: 0.01))
+        cut.requestHeaders = [.init(name: "Content-Type", value: "text/plain")]
+        cut.requestBody = CapturedBody(capturing: Data(String(repeating: "x", count: 3000).utf8), limit: 1024)
+        var whole = Self.record(2, method: "POST", "https://api.example/note", status: 200, timings: RequestTimings(total: 0.01))
+        whole.requestHeaders = [.init(name: "Content-Type", value: "text/plain")]
+        whole.requestBody = CapturedBody(capturing: Data("hello".utf8), limit: 1024)
+        // When they are exported
+        let (_, entries) = try Self.entries(try HAR.export([cut, whole]))
+        let post = { (index: Int) in (entries[index]["request"] as? [String: Any])?["postData"] as? [String: Any] }
+        // Then the cut one says how much of it is kept, and the whole one says nothing of it
+        #expect(post(0)?["_kioskTruncated"] as? Bool == true, "\(post(0) ?? [:])")
+        #expect((post(0)?["comment"] as? String)?.contains("truncated by Kiosk's capture limit to 1024 of 3000 bytes") == true)
+        #expect(post(1)?["_kioskTruncated"] == nil && post(1)?["comment"] == nil)
+    }
+
     @Test("bodySize is what Content-Length says was sent, not the length redaction left; without one, the kept body's")
     func bodySizeAsSent() throws {
         // Given a login whose 47-byte JSON body redaction shortened, answered with 120 bytes that redaction shortened too
