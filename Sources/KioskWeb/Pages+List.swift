@@ -207,9 +207,11 @@ extension Pages {
             let offline = error.isConnectivityFailure
             // Offline, the banner the page's script watches for connectivity's return, to search the upstream again.
             let attributes: [Attribute] = [.class(offline ? "banner offline" : "banner error")] + (offline ? [.attribute("id", "offline-banner")] : [])
+            // A search that failed (a timeout, a 5xx) is offered again, as a list that failed to refresh is; offline, the
+            // page's script searches again by itself when the upstream answers.
             results.append(E.element("p", attributes + [.attribute("role", "status")], [
                 .text(offline ? strings.offlineSearching : strings.couldNotSearch(strings.upstreamProblem(error))),
-            ]))
+            ] + (offline ? [] : [" ", E.element("a", [.class("refresh"), Attribute.localHref(parameters.path())], [.text(strings.retry)])])))
         }
         let next = result.totalPages.map { parameters.page < $0 } ?? false
         results.append(result.items.isEmpty

@@ -82,6 +82,20 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A search its catalog fails to answer says why and offers Retry at the same address, as a failed refresh does")
+    func failedSearchOffersRetry() async throws {
+        try await withWeb(faults: FaultSettings(failureRate: 1)) { _, client in
+            // Given a catalog that answers every request with a server error
+            // When a search is made, in English and in Spanish
+            let english = try await client.get("/rickandmorty?q=Sanchez")
+            let spanish = try await client.get("/rickandmorty?q=Sanchez", headers: [.acceptLanguage: "es"])
+            // Then the page says the search failed, with a Retry link to the same search
+            #expect(english.body.contains("Could not search the catalog: the catalog had a server error (HTTP 500)."), "\(english.body)")
+            #expect(english.body.contains(#"<a class="refresh" href="/rickandmorty?q=Sanchez">Retry</a>"#), "\(english.body)")
+            #expect(spanish.body.contains(#">Reintentar</a>"#), "\(spanish.body)")
+        }
+    }
+
     @Test("A page nothing is saved for, whose catalog fails, says what went wrong as a person would, in the page's language")
     func failedLoadSaid() async throws {
         try await withWeb(faults: FaultSettings(failureRate: 1)) { _, client in
