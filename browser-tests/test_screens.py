@@ -97,7 +97,7 @@ def test_a_phone_whose_browser_text_is_twice_its_size_neither_scrolls_sideways_n
     # unlike a page's own root font size), in Spanish, whose words are longer
     driver = new_driver(PHONE, language="es", text_size=32)
     try:
-        for path in ("/", "/rickandmorty/1", "/dogs?edit=1", "/rickandmorty", "/nyt"):
+        for path in ("/", "/rickandmorty/1", "/dogs?edit=1", "/rickandmorty", "/nyt", "/marvel"):
             # When the home page, a character's sheet (its places' cards), the dogs editor (a row's buttons) and two lists
             # (a row's picture, name and star side by side) open
             driver.get(server.url(path))

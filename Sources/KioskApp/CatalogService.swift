@@ -129,12 +129,9 @@ public final class CatalogService: Sendable {
         return source
     }
 
-    /// Checks and normalises a request without doing any I/O.
+    /// Checks and normalises a request without doing any I/O (`Kiosk.checked`).
     public func normalize(_ request: PageRequest) throws -> PageRequest {
-        guard request.page >= 1 else {
-            throw KioskError.invalidRequest("Page must be 1 or more, got \(request.page)")
-        }
-        return try source(request.source).normalize(request)
+        try Kiosk.checked(request)
     }
 
     /// A stream of updates for a page: the stored snapshot at once (if any), then the revalidated one.

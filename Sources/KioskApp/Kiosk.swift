@@ -448,11 +448,26 @@ public final class Kiosk: Sendable {
         proxyCache?.foldWriteAheadLog()
     }
 
+    /// Reads and checks the HAR archive at `path` as the imports do, storing nothing and opening no store, so that a command
+    /// can refuse it before making a data folder; throws `HAR.ImportError`. Standard input (`-`), which can be read once,
+    /// is not read here.
+    public static func checkArchive(atPath path: String) throws {
+        guard path != "-" else { return }
+        _ = try HAR.importArchive(HAR.readArchive(atPath: path), origin: "har",
+                                  folder: URL(fileURLWithPath: path).deletingLastPathComponent(), ignoringQueryItems: [])
+    }
+
+    /// The catalogs as unconfigured sources, for their rules for requests alone (`checked`).
+    private static let requestRules = Sources.make(.live)
+
     /// `request` checked and normalised as its catalog does (its filters, its pages), before any store is opened, so a
     /// command with a bad flag refuses it without making a data folder; throws `KioskError` as `CatalogService.normalize`.
     /// A source's rules for requests read none of its configuration (keys, base URLs), so unconfigured sources say them.
     public static func checked(_ request: PageRequest) throws -> PageRequest {
-        guard let source = Sources.make(.live)[request.source] else {
+        guard request.page >= 1 else {
+            throw KioskError.invalidRequest("Page must be 1 or more, got \(request.page)")
+        }
+        guard let source = requestRules[request.source] else {
             throw KioskError.invalidRequest("Source \(request.source.rawValue) is not configured")
         }
         return try source.normalize(request)

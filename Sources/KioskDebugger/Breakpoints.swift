@@ -440,7 +440,9 @@ public final class BreakpointTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let setting = breakpoints.setting(for: request)
+        let match = breakpoints.match(for: request)
+        let setting = match?.setting ?? BreakpointSetting()
+        let heldBy = match?.key ?? request.endpoint
         // A browser's CORS preflight is the browser's own, before the request the developer paused its URL for: it goes on
         // (a rule or a mock of method OPTIONS changes it).
         guard !setting.isOff, breakpoints.isActive, !request.isCORSPreflight else { return try await base.send(request) }
@@ -451,12 +453,12 @@ public final class BreakpointTransport: HTTPTransport {
         if setting.request == .pause {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
-            case .abort: throw abort(request, since: started, touch: touch(id, request, .requestAborted))
+            case .abort: throw abort(request, since: started, touch: Self.touch(id, heldBy, .requestAborted))
             case .continueWithRequest(let query, let headers, let body, let method, let path):
                 outgoing = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
                                            shownAs: redactor.redact(request.headers))
                 // The capture below records the edit with the exchange it sends, and the app's wait through the pause.
-                outgoing.touches.append(touch(id, request, .requestEdited))
+                outgoing.touches.append(Self.touch(id, heldBy, .requestEdited))
                 outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
                 // The answer to another request than the one asked is no answer to that one: shown, never stored under it.
                 // Compared as read, not as written: the edit writes the query again (`%2C` as `,`), which asks the same.
@@ -465,11 +467,11 @@ public final class BreakpointTransport: HTTPTransport {
                     || read(outgoing.url)?.1 != read(request.url)?.1 || outgoing.headers != request.headers || outgoing.body != request.body
             case .continueWithResponse(let status, let body, let headers):
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                              since: started, touch: touch(id, request, .answeredAtRequest))
+                              since: started, touch: Self.touch(id, heldBy, .answeredAtRequest))
             case .continueUnchanged:
                 // The capture below counts the wait before it as the exchange's (queued), and the touch says it.
                 outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
-                outgoing.touches.append(touch(id, request, .requestHeld(seconds: Int(outgoing.heldAtBreakpoint.rounded()))))
+                outgoing.touches.append(Self.touch(id, heldBy, .requestHeld(seconds: Int(outgoing.heldAtBreakpoint.rounded()))))
             }
         }
         // A response breakpoint holds the answer after the capture below has made its record: kept back until the pause
@@ -492,8 +494,8 @@ public final class BreakpointTransport: HTTPTransport {
             switch decision {
             case .continueWithResponse(let status, let body, let headers):
                 return answer(outgoing, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                              since: started, touch: touch(id, outgoing, .answeredAtError))
-            case .abort: throw abort(outgoing, since: started, touch: touch(id, outgoing, .errorAborted))
+                              since: started, touch: Self.touch(id, heldBy, .answeredAtError))
+            case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, heldBy, .errorAborted))
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
@@ -511,13 +513,13 @@ public final class BreakpointTransport: HTTPTransport {
             // An edited body is the user's, uncoded: the answer's own coding named the bytes it came in.
             if headers == nil { fields["Content-Encoding"] = nil }
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
-                          touch: touch(id, outgoing, .responseEdited), upstreamStatus: response.status)
+                          touch: Self.touch(id, heldBy, .responseEdited), upstreamStatus: response.status)
         case .abort:
             throw abort(outgoing, since: started,
-                        touch: touch(id, outgoing, .responseAborted(status: response.status)))
+                        touch: Self.touch(id, heldBy, .responseAborted(status: response.status)))
         case .continueUnchanged, .continueWithRequest:
             let held = Int(max(0, breakpoints.now().timeIntervalSince(pausedAt)).rounded())
-            heldTouches = [touch(id, outgoing, .responseHeld(seconds: held))]
+            heldTouches = [Self.touch(id, heldBy, .responseHeld(seconds: held))]
             return response
         }
     }
@@ -526,7 +528,9 @@ public final class BreakpointTransport: HTTPTransport {
     /// request breakpoint, as `send` holds any request there: it is sent as it was or edited, answered in its place, or
     /// aborted — the last two logged here. Sent at once when no request breakpoint is set for it.
     public func holdSwitch(_ request: HTTPRequest) async -> SwitchHold {
-        guard breakpoints.setting(for: request).request == .pause, breakpoints.isActive else { return .send(request, touches: []) }
+        let match = breakpoints.match(for: request)
+        guard match?.setting.request == .pause, breakpoints.isActive else { return .send(request, touches: []) }
+        let heldBy = match?.key ?? request.endpoint
         let started = breakpoints.now()
         // Shown at the address the app opened (ws:, wss:), as its log record and the breakpoint's pattern name it.
         var shown = request
@@ -538,27 +542,28 @@ public final class BreakpointTransport: HTTPTransport {
         let (id, decision) = await breakpoints.pause(phase: .request, request: shown, response: nil, error: nil)
         switch decision {
         case .abort:
-            return .fail(abort(request, since: started, touch: touch(id, request, .requestAborted)))
+            return .fail(abort(request, since: started, touch: Self.touch(id, heldBy, .requestAborted)))
         case .continueWithRequest(let query, let headers, let body, let method, let path):
             do {
                 let edited = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
                                              shownAs: redactor.redact(request.headers))
-                return .send(edited, touches: [touch(id, request, .requestEdited)])
+                return .send(edited, touches: [Self.touch(id, heldBy, .requestEdited)])
             } catch {
                 return .fail((error as? KioskError) ?? .invalidRequest("\(error)"))
             }
         case .continueWithResponse(let status, let body, let headers):
             return .answer(answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
-                                  since: started, touch: touch(id, request, .answeredAtRequest)))
+                                  since: started, touch: Self.touch(id, heldBy, .answeredAtRequest)))
         case .continueUnchanged:
             let held = Int(max(0, breakpoints.now().timeIntervalSince(started)).rounded())
-            return .send(request, touches: [touch(id, request, .requestHeld(seconds: held))])
+            return .send(request, touches: [Self.touch(id, heldBy, .requestHeld(seconds: held))])
         }
     }
 
-    /// Named by the breakpoint that held it (a path's URL pattern, else its endpoint or host), as a rule or a mock is.
-    private func touch(_ id: Int, _ request: HTTPRequest, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
-        ExchangeTouch(kind: .breakpoint, id: id, name: breakpoints.match(for: request)?.key ?? request.endpoint, phrase: .breakpoint(outcome))
+    /// Named by the breakpoint that held it (`heldBy`: a path's URL pattern, else its endpoint or host, as it was when it
+    /// held it), as a rule or a mock is.
+    private static func touch(_ id: Int, _ heldBy: String, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
+        ExchangeTouch(kind: .breakpoint, id: id, name: heldBy, phrase: .breakpoint(outcome))
     }
 
     /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`; its `fwd-status` the

@@ -140,7 +140,7 @@ extension FilterSyntaxError {
     /// seen, yet never acted on by the terminal), other invisible characters as spaces, and wide characters (CJK, an
     /// emoji) counted as the two columns a terminal gives them, so the carets line up.
     public var pointer: String {
-        let shown = String(input.map { character -> Character in
+        let shown = input.map { character -> Character in
             if character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first,
                scalar.value < 0x20 || scalar.value == 0x7F {
                 return Character(Unicode.Scalar(scalar.value == 0x7F ? 0x2421 : 0x2400 + scalar.value)!)
@@ -149,11 +149,14 @@ extension FilterSyntaxError {
                 $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
             }
             return invisible ? " " : character
-        })
-        let start = shown.index(shown.startIndex, offsetBy: characterOffsets.lowerBound)
-        let before = TerminalColumns.of(shown[..<start])
-        let under = TerminalColumns.of(shown[start..<shown.index(start, offsetBy: characterOffsets.count)])
-        return shown + "\n" + String(repeating: " ", count: before) + String(repeating: "^", count: max(1, under))
+        }
+        // Counted on the characters as they were (one for one with the input's): made a String again, a picture followed
+        // by a combining mark would merge into one character, and the offsets would run past its end.
+        let columns = { (characters: ArraySlice<Character>) in characters.reduce(0) { $0 + TerminalColumns.of($1) } }
+        let range = min(characterOffsets.lowerBound, shown.count)..<min(characterOffsets.upperBound, shown.count)
+        let before = columns(shown[..<range.lowerBound])
+        let under = columns(shown[range])
+        return String(shown) + "\n" + String(repeating: " ", count: before) + String(repeating: "^", count: max(1, under))
     }
 
     public var description: String { "\(message) (at character \(characterOffsets.lowerBound + 1))" }

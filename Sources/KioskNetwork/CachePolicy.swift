@@ -109,6 +109,8 @@ extension CacheControl {
             }
             index = header.index(after: index)
         }
+        // A quote never closed quotes nothing: read as a string to the end, it would hide a `no-store` after it.
+        if quoted { return header.split(separator: ",").filter { !$0.allSatisfy(\.isWhitespace) } }
         directives.append(header[start...])
         return directives.filter { !$0.allSatisfy(\.isWhitespace) }
     }

@@ -58,12 +58,15 @@ enum ProxyMessages {
                 // An encoded slash or backslash, or a raw backslash, separates segments to many upstreams (nginx decodes
                 // `%2F` before it resolves dot segments; Windows' servers split at `\`): `/..%2fadmin` climbs as `/../admin`.
                 // Checked as such a reader sees it; what is sent is the path as written, resolved as RFC 3986 reads it.
-                let separated = everyEscapedSeparatorAsSlash(path)
-                if hasDotSegmentWithParameters(path) || hasDotSegmentWithParameters(separated) {
+                // Both the path written and the one sent (its plain dot segments resolved: `/a%2fb/../..%2fadmin` is sent
+                // as `/..%2fadmin`) are read so.
+                let resolved = resolvingDotSegments(path)
+                let readings = [path, everyEscapedSeparatorAsSlash(path)] + (resolved.map { [everyEscapedSeparatorAsSlash($0)] } ?? [])
+                if readings.contains(where: hasDotSegmentWithParameters) {
                     throw Refusal(.badRequest, "The request's path has a dot segment with parameters (..;), which servers read "
                                   + "differently: \(shown(head.uri)).")
                 }
-                guard resolvingDotSegments(separated) != nil, let resolved = resolvingDotSegments(path) else {
+                guard let resolved, readings.allSatisfy({ resolvingDotSegments($0) != nil }) else {
                     throw Refusal(.badRequest, "The request's path climbs above the root with .. segments: \(shown(head.uri)).")
                 }
                 path = resolved

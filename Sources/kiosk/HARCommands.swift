@@ -33,6 +33,8 @@ struct HARCommand: AsyncParsableCommand {
                 let name = file == "-" ? "standard input" : file
                 let result: HAR.Import
                 do {
+                    // On a data folder not made yet, the archive is read first: one refused leaves no new folder behind.
+                    if try Runtime.makesDataDirectory(global) { try Kiosk.checkArchive(atPath: file) }
                     result = try await Runtime.offline(global, creating: true) { try $0.debugger.importHAR(atPath: file) }
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")

@@ -1,6 +1,5 @@
 import Foundation
 import KioskApp
-import KioskDebugger
 import KioskCore
 import KioskDemoUpstream
 
@@ -41,17 +40,13 @@ struct Runtime {
     static func offline<T>(_ options: GlobalOptions, creating: Bool = false,
                            _ body: (Kiosk) async throws -> T) async throws -> T {
         if !creating { try checkDataDirectory(options) }
-        let configuration = try configuration(options)
-        let folder = configuration.dataDirectory
-        let madeHere = !FileManager.default.fileExists(atPath: folder.path)
-        do {
-            return try await using(try Kiosk(configuration: configuration), stop: { await $0.shutdown() }, body)
-        } catch where madeHere && (error is HAR.ImportError || (error as? KioskError)?.isUserError == true) {
-            // What a command refused (a malformed archive, a bad rule) added nothing: the folder it made for it, every
-            // file in it this command's, is not left behind, an empty store a slip made.
-            try? FileManager.default.removeItem(at: folder)
-            throw error
-        }
+        return try await using(try Kiosk(configuration: configuration(options)), stop: { await $0.shutdown() }, body)
+    }
+
+    /// Whether opening Kiosk on these options would make its data folder (it does not exist yet): a command that adds
+    /// something checks what it adds first then, so that a refusal leaves no new folder with an empty store behind.
+    static func makesDataDirectory(_ options: GlobalOptions) throws -> Bool {
+        !FileManager.default.fileExists(atPath: try configuration(options).dataDirectory.path)
     }
 
     /// Refuses a `--data-dir` that does not exist, for a command that only reads or removes: opening the stores makes

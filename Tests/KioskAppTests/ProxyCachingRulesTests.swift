@@ -198,6 +198,8 @@ struct ProxyCachingRulesTests {
         // An escaped quote stays inside its string
         #expect(CacheControl(#"ext="a\", no-store", max-age=5"#).noStore == false)
         #expect(CacheControl(#"ext="a\", no-store", max-age=5"#).maxAge == 5)
+        // And a quote never closed hides nothing after it
+        #expect(CacheControl(#"ext="x, no-store, private"#).noStore)
     }
 
     @Test("A 451 is heuristically cacheable (RFC 7725 §3), as a 404 is; a 302 is not")

@@ -140,6 +140,9 @@ struct RequestFilterLanguageTests {
         // And an escape character inside the mistake is shown, one column, as its picture: not acted on, not a blank
         let escape = try #require(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "host:\u{1B}[31m (") }
         #expect(escape.pointer == "host:␛[31m (\n     ^^^^^", "\(escape.pointer)")
+        // And one followed by a combining mark (which its picture could take) is pointed at all the same, without a trap
+        let combined = try #require(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "host:\u{1B}\u{301}x (") }
+        #expect(combined.pointer.unicodeScalars.starts(with: "host:␛".unicodeScalars) && combined.pointer.contains("^"), "\(combined.pointer)")
     }
 
     @Test("A key given one by one is checked like a term; an empty value is refused")

@@ -93,6 +93,8 @@ struct ReversePathTests {
             ("/a%2F%2E%2E%2F%2E%2E%2Fsecret", nil),
             ("/..%5csecret", nil),
             ("/..\\secret", nil),
+            ("/a%2fb/../..%2fsecret", nil),
+            ("/a%5cb/../..%5csecret", nil),
             ("/a%2f..%2fb", "http://up.test/base/a%2f..%2fb"),
             ("/a%2fb?x=..%2f..%2fy", "http://up.test/base/a%2fb?x=..%2f..%2fy"),
             ("/plain/path?q=1", "http://up.test/base/plain/path?q=1"),

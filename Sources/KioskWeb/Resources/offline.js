@@ -92,8 +92,17 @@
     active: () => savedAt !== null,
     changed: state => {
       if (state === "unreachable") return;
-      // The device's page for one it never saved, at that page's address: now that Kiosk answers, the page itself.
-      if ($("main[data-view=offline]")) { flush(); location.reload(); return; }
+      // The device's page for one it never saved, at that page's address: now that Kiosk answers, the page itself —
+      // once a minute at most (a page slower than the worker's wait comes back as this one: then Retry is the reader's).
+      if ($("main[data-view=offline]")) {
+        const key = "kiosk-offline-reload " + location.href, last = Number(sessionStorage.getItem(key) || 0);
+        if (Date.now() - last > 60000) {
+          sessionStorage.setItem(key, String(Date.now()));
+          flush();
+          location.reload();
+        }
+        return;
+      }
       savedAt = null;
       delete document.body.dataset.savedAt;
       banner("unreachable-banner", "", "");
