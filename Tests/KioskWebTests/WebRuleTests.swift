@@ -276,10 +276,7 @@ struct WebRuleTests {
     func keepReturningThis() async throws {
         try await withWeb { harness, client in
             // Given a response breakpoint and a page waiting at it
-            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
-            let page = Task { try await client.get("/rickandmorty", headers: Self.cookie) }
-            for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
+            let (page, paused) = try await Self.pageWaitingAtItsAnswer(harness, client)
             let editor = try await client.get("/debug/paused/\(paused.id)", headers: Self.cookie)
             #expect(editor.body.contains("name=\"keep\""))
             // When the edit is sent with Keep returning this
@@ -305,10 +302,7 @@ struct WebRuleTests {
     func keepReturningUnchanged() async throws {
         try await withWeb { harness, client in
             // Given a page waiting at a response breakpoint
-            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
-            let page = Task { try await client.get("/rickandmorty", headers: Self.cookie) }
-            for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
+            let (page, paused) = try await Self.pageWaitingAtItsAnswer(harness, client)
             // When it is sent unchanged with the box checked
             let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", Self.token), ("action", "continue"), ("keep", "1")],
                                              cookie: Self.token)
@@ -319,5 +313,14 @@ struct WebRuleTests {
             #expect(rule.actions.status == 200 && rule.actions.patch?.contains("Rick Sanchez") == true)
             #expect(rule.origin == "from a breakpoint edit of paused #\(paused.id)")
         }
+    }
+
+    /// The Rick and Morty list asked for with a response breakpoint set on its endpoint: the page's request, and its pause.
+    private static func pageWaitingAtItsAnswer(_ harness: Harness, _ client: any TestClientProtocol) async throws
+        -> (page: Task<Fetched, any Error>, paused: PausedExchange) {
+        try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
+        let page = Task { try await client.get("/rickandmorty", headers: Self.cookie) }
+        for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        return (page, try #require(harness.kiosk.debugger.breakpoints.paused.first))
     }
 }
