@@ -87,6 +87,19 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     browser.switch_to.active_element.click()
     assert browser.switch_to.active_element.get_attribute("aria-label") == "Add to $"
     assert "note" not in keys() and "spare" not in keys()
+    # Text that is no JSON does not become a tree: the switch says why and where, the text kept as typed.
+    toggle = browser.find_element(By.XPATH, "//button[normalize-space()='Edit as text']")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", toggle)
+    toggle.click()
+    textarea = browser.find_element(By.CSS_SELECTOR, "textarea[name=body]")
+    kept = textarea.get_attribute("value")
+    browser.execute_script("arguments[0].value = '{\"a\": }'", textarea)
+    toggle.click()
+    assert toggle.text == "Not JSON: expected a value at character 7", toggle.text
+    assert textarea.is_displayed() and textarea.get_attribute("value") == '{"a": }'
+    browser.execute_script("arguments[0].value = arguments[1]", textarea, kept)
+    toggle.click()
+    assert toggle.text == "Edit as text" and not textarea.is_displayed()
     # And leaving the page with the edit not sent would ask first (the browser's own prompt)
     assert browser.execute_script(
         "const e = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented")

@@ -426,7 +426,15 @@ extension ConsoleWords {
         addItem: "+ elemento",
         editAsText: "Editar como texto",
         editAsTree: "Editar como árbol",
-        notJSON: "No es JSON: {reason}",
+        notJSON: "No es JSON: {reason} en el carácter {position}",
+        jsonExpectedKey: "se esperaba una clave entre comillas",
+        jsonExpectedColon: "se esperaba «:» tras la clave",
+        jsonExpectedCommaOrBrace: "se esperaba «,» o «}» en un objeto",
+        jsonExpectedCommaOrBracket: "se esperaba «,» o «]» en un array",
+        jsonExpectedValue: "se esperaba un valor",
+        jsonUnterminatedString: "cadena sin cerrar",
+        jsonBadString: "escape o carácter de control no válido en una cadena",
+        jsonTextAfterEnd: "hay texto tras el final del documento",
         notANumber: "{path} no es un número (como 12, -3.5 o 1e6): no se envió nada. Corrígelo o elige otro tipo.",
         requestsLoggedOne: "{count} solicitud registrada",
         requestsLoggedOther: "{count} solicitudes registradas",
@@ -527,9 +535,12 @@ extension ConsoleWords {
             case .failureWithAnswer: "Una regla que hace fallar la solicitud no tiene respuesta que reescribir: dale solo un fallo (y una latencia)."
             case .patchTooLong(let kilobytes): "El JSON Patch ocupa más de \(kilobytes) KB."
             case .patchEmpty: "El JSON Patch no tiene ninguna operación."
-            case .patchInvalid(let error): "El JSON Patch no es válido: \(error)"
+            case .patchInvalid(let error): "El JSON Patch no es válido: \(spanishPatchProblem(error))"
             }
         },
+        keptNeedsJSON: { "Una regla solo puede seguir devolviendo un cuerpo JSON: \($0)" },
+        jsonProblem: spanishJSONProblem,
+        patchProblem: spanishPatchProblem,
         latencyNotANumber: "La latencia debe ser un número entero de milisegundos.",
         unknownFailure: { "El fallo debe ser uno de estos: \($0)." },
         resendProblem: { problem in
@@ -664,4 +675,83 @@ private func spanishFailure(_ failure: RuleFailure) -> String {
     case .offline: "no poder conectar (sin conexión)"
     case .reset: "conexión restablecida"
     }
+}
+
+/// Why a body is not JSON, in Spanish (`OrderedJSON.ParseError.description`).
+private func spanishJSONProblem(_ error: OrderedJSON.ParseError) -> String {
+    func found(_ found: OrderedJSON.ParseError.Found) -> String {
+        switch found {
+        case .character(let character): "«\(character)»"
+        case .byte(let byte): "el byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }
+    }
+    let reason = switch error.reason {
+    case .textAfterEnd: "hay texto tras el final del documento"
+    case .endOfDocument: "el documento termina antes de tiempo"
+    case .tooDeep(let levels): "anidado a más de \(levels) niveles"
+    case .expectedValue(let what): "se esperaba un valor y hay \(found(what))"
+    case .expectedLiteral(let literal): "se esperaba \(literal)"
+    case .expectedKey: "se esperaba una clave entre comillas"
+    case .expectedColon: "se esperaba «:» tras la clave"
+    case .endInsideObject: "el documento termina dentro de un objeto"
+    case .expectedCommaOrBrace(let what): "se esperaba «,» o «}» en un objeto y hay \(found(what))"
+    case .endInsideArray: "el documento termina dentro de un array"
+    case .expectedCommaOrBracket(let what): "se esperaba «,» o «]» en un array y hay \(found(what))"
+    case .invalidUTF8: "UTF-8 no válido en una cadena"
+    case .controlCharacter: "carácter de control en una cadena"
+    case .unpairedSurrogate: "sustituto (surrogate) sin pareja en una cadena"
+    case .invalidUnicodeEscape: "escape \\u no válido"
+    case .incompleteUnicodeEscape: "escape \\u incompleto"
+    case .invalidEscape(let character): "escape \\\(character) no válido"
+    case .unterminatedString: "cadena sin cerrar"
+    case .incompleteNumber: "número incompleto"
+    case .expectedDigit: "se esperaba un dígito"
+    case .expectedFractionDigit: "se esperaba un dígito tras el punto decimal"
+    case .expectedExponentDigit: "se esperaba un dígito en el exponente"
+    case .tooManyValues: "más valores de los que Kiosk construye"
+    }
+    return "JSON no válido en \(error.path) (byte \(error.offset)): \(reason)"
+}
+
+/// Why a JSON Patch cannot be read or applied, in Spanish (`JSONPatch.Error.description`).
+private func spanishPatchProblem(_ error: JSONPatch.Error) -> String {
+    func place(_ pointer: String?) -> String { pointer ?? "la raíz" }
+    func kind(_ kind: JSONPatch.ValueKind) -> String {
+        switch kind {
+        case .object: "un objeto"
+        case .array: "un array"
+        case .string: "una cadena"
+        case .number: "un número"
+        case .boolean: "un booleano"
+        case .null: "null"
+        }
+    }
+    let message: String
+    switch error.reason {
+    case .notJSON(let parse): message = "El parche no es JSON: " + spanishJSONProblem(parse)
+    case .notAnArray: message = "Un JSON Patch es un array de operaciones, como " + #"[{"op": "replace", "path": "/status", "value": "Dead"}]."#
+    case .operation(let problem):
+        message = switch problem {
+        case .notAPointer(let text): "«\(text)» no es un JSON Pointer: debe estar vacío o empezar por «/»"
+        case .badTilde(let text): "en «\(text)», «~» debe ir seguido de 0 o 1 (~0 es ~, ~1 es /)"
+        case .notAnObject: "una operación es un objeto con «op» y «path»"
+        case .givenTwice(let name): "«\(name)» aparece dos veces (los miembros de una operación no se repiten)"
+        case .missingMember(let name): "falta «\(name)»"
+        case .memberNotAPointer(let name): "«\(name)» debe ser una cadena (un JSON Pointer)"
+        case .opNotAString: "«op» debe ser una cadena"
+        case .removesWholeDocument: "no se puede quitar el documento entero (sustitúyelo)"
+        case let .movedIntoItself(path, from): "un valor no se puede mover dentro de sí mismo (\(path) está dentro de \(from))"
+        case .unknownOperation(let name): "«\(name)» no es una operación (add, remove, replace, move, copy o test)"
+        case let .testFailed(at, actual, expected): "el valor en \(place(at)) es \(actual), no \(expected)"
+        case .notAnArrayIndex(let token): "«\(token)» no es un índice de array (0, 1, ... o -)"
+        case let .pastTheEnd(index, array, count):
+            "el índice \(index) queda tras el final del array en \(place(array)) (\(count) elemento\(count == 1 ? "" : "s"))"
+        case let .cannotAddInside(parent, what): "\(place(parent)) es \(kind(what)), así que no se puede añadir nada dentro"
+        case .rootHasNoParent: "el documento entero no tiene padre"
+        case .endOfArray(let path): "\(path) señala el final de un array, donde no hay ningún valor (solo add puede usar -)"
+        case .doesNotExist(let path): "la ruta \(path) no existe"
+        }
+    }
+    guard let index = error.index else { return message }
+    return "operación \(index + 1)" + (error.operation.map { " (\($0))" } ?? "") + ": " + message
 }

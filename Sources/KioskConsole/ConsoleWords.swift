@@ -417,7 +417,10 @@ struct ConsoleWords: Sendable {
     let addItem: String
     let editAsText: String
     let editAsTree: String
+    /// The text editor's body is no JSON, so no tree ({reason} at {position}, from 1); the reasons follow.
     let notJSON: String
+    let jsonExpectedKey: String, jsonExpectedColon: String, jsonExpectedCommaOrBrace: String, jsonExpectedCommaOrBracket: String
+    let jsonExpectedValue: String, jsonUnterminatedString: String, jsonBadString: String, jsonTextAfterEnd: String
     /// A number field of the tree editor that holds no number, when its form is sent ({path}).
     let notANumber: String
     /// The script's counts, one and several ({count}).
@@ -498,6 +501,12 @@ struct ConsoleWords: Sendable {
     let editNotSent: String
     /// Why a rewrite rule the form describes cannot be kept.
     let ruleProblem: @Sendable (RuleProblem) -> String
+    /// "Keep returning this" with a body that is no JSON ({the JSON problem}).
+    let keptNeedsJSON: @Sendable (String) -> String
+    /// Why a body is not JSON: where (its JSON path and byte) and what.
+    let jsonProblem: @Sendable (OrderedJSON.ParseError) -> String
+    /// Why a JSON Patch cannot be read or applied: which operation and what.
+    let patchProblem: @Sendable (JSONPatch.Error) -> String
     /// A rule form's latency that is no whole number.
     let latencyNotANumber: String
     /// A rule form's failure that is none of these (listed).
@@ -581,6 +590,14 @@ enum ScriptWords {
             "editAsText": w.editAsText,
             "editAsTree": w.editAsTree,
             "notJSON": w.notJSON,
+            "jsonExpectedKey": w.jsonExpectedKey,
+            "jsonExpectedColon": w.jsonExpectedColon,
+            "jsonExpectedCommaOrBrace": w.jsonExpectedCommaOrBrace,
+            "jsonExpectedCommaOrBracket": w.jsonExpectedCommaOrBracket,
+            "jsonExpectedValue": w.jsonExpectedValue,
+            "jsonUnterminatedString": w.jsonUnterminatedString,
+            "jsonBadString": w.jsonBadString,
+            "jsonTextAfterEnd": w.jsonTextAfterEnd,
             "notANumber": w.notANumber,
             "requestsLoggedOne": w.requestsLoggedOne,
             "requestsLoggedOther": w.requestsLoggedOther,

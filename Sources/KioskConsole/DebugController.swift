@@ -240,6 +240,12 @@ struct DebugController: Sendable {
         }
     }
 
+    /// Why "Keep returning this" made no rule, in the page's words: a body that is no JSON, or the rule's own problem.
+    private static func keepRefusal(_ error: any Error, _ words: ConsoleWords) -> String {
+        if let error = error as? OrderedJSON.ParseError { return words.keptNeedsJSON(words.jsonProblem(error)) }
+        return (error as? KioskError)?.description ?? String(describing: error)
+    }
+
     /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).
     static let maximumEditBytes = 8 << 20
 
@@ -263,9 +269,9 @@ struct DebugController: Sendable {
                 let shown = Data((exchange.responseText.map(DebugPages.editable) ?? "").utf8)
                 do {
                     try kiosk.debugger.keepReturning(exchange, status: status, body: shown, name: context.words.keptEditName(exchange.endpoint))
-                } catch let error as KioskError {
-                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form, context: context),
-                                          status: .unprocessableContent)
+                } catch {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: Self.keepRefusal(error, context.words), draft: form,
+                                                                    context: context), status: .unprocessableContent)
                 }
             }
             decision = .continueUnchanged
@@ -331,6 +337,9 @@ struct DebugController: Sendable {
                 do {
                     try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
                                                    status: status, body: body, asJSON: exchange.answersJSON)
+                } catch let error as OrderedJSON.ParseError {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.jsonProblem(error), draft: form,
+                                                                    context: context), status: .unprocessableContent)
                 } catch let error as KioskError {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form, context: context),
                                           status: .unprocessableContent)
@@ -347,7 +356,12 @@ struct DebugController: Sendable {
                 // "Keep returning this": the checked edit also becomes a rule that answers it from now on.
                 // (As typed: a rule is a file, which no secret reaches.)
                 if form.keep {
-                    try kiosk.debugger.keepReturning(exchange, status: status, body: typed, name: context.words.keptEditName(exchange.endpoint))
+                    do {
+                        try kiosk.debugger.keepReturning(exchange, status: status, body: typed, name: context.words.keptEditName(exchange.endpoint))
+                    } catch {
+                        return Pages.response(DebugPages.pausedExchange(exchange, error: Self.keepRefusal(error, context.words), draft: form,
+                                                                        context: context), status: .unprocessableContent)
+                    }
                 }
                 decision = .continueWithResponse(status: status, body: body, headers: headers)
             }

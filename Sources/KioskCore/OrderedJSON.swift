@@ -45,12 +45,86 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public let offset: Int
         public let path: String
-        public let message: String
+        /// What is wrong there, for each face to say in its language (`message` says it in English).
+        public let reason: Reason
 
-        /// The message of a parse that reached its `maximumValues`.
-        public static let tooManyValues = "more values than the parse builds"
+        public init(offset: Int, path: String, reason: Reason) {
+            self.offset = offset
+            self.path = path
+            self.reason = reason
+        }
+
+        /// What is wrong, in English.
+        public var message: String { reason.english }
 
         public var description: String { "Invalid JSON at \(path) (byte \(offset)): \(message)" }
+
+        /// What a parse found where it expected something else: a printable ASCII character, or another byte.
+        public enum Found: Sendable, Hashable {
+            case character(Character)
+            case byte(UInt8)
+
+            init(_ byte: UInt8) {
+                self = (0x21...0x7E).contains(byte) ? .character(Character(UnicodeScalar(byte))) : .byte(byte)
+            }
+
+            /// "“x”" or "byte 0x0A"; `byteWord` names a byte in the reader's language.
+            public func text(byteWord: String = "byte") -> String {
+                switch self {
+                case .character(let character): "“\(character)”"
+                case .byte(let byte): byteWord + " " + String(format: "0x%02X", byte)
+                }
+            }
+        }
+
+        /// Why a document is not JSON.
+        public enum Reason: Sendable, Hashable {
+            case textAfterEnd, endOfDocument
+            /// Nested deeper than the parse goes (its limit).
+            case tooDeep(Int)
+            case expectedValue(found: Found)
+            /// A literal (`true`, `false`, `null`) begun and not completed.
+            case expectedLiteral(String)
+            case expectedKey, expectedColon, endInsideObject
+            case expectedCommaOrBrace(found: Found)
+            case endInsideArray
+            case expectedCommaOrBracket(found: Found)
+            case invalidUTF8, controlCharacter, unpairedSurrogate, invalidUnicodeEscape, incompleteUnicodeEscape
+            /// A backslash followed by a character no escape starts with.
+            case invalidEscape(Character)
+            case unterminatedString, incompleteNumber, expectedDigit, expectedFractionDigit, expectedExponentDigit
+            /// A parse that reached its `maximumValues`.
+            case tooManyValues
+
+            /// The reason in English.
+            public var english: String {
+                switch self {
+                case .textAfterEnd: "unexpected text after the end of the document"
+                case .endOfDocument: "unexpected end of the document"
+                case .tooDeep(let levels): "nested more than \(levels) levels deep"
+                case .expectedValue(let found): "expected a value, found \(found.text())"
+                case .expectedLiteral(let literal): "expected \(literal)"
+                case .expectedKey: "expected a key in quotes"
+                case .expectedColon: "expected “:” after the key"
+                case .endInsideObject: "unexpected end inside an object"
+                case .expectedCommaOrBrace(let found): "expected “,” or “}” in an object, found \(found.text())"
+                case .endInsideArray: "unexpected end inside an array"
+                case .expectedCommaOrBracket(let found): "expected “,” or “]” in an array, found \(found.text())"
+                case .invalidUTF8: "invalid UTF-8 in a string"
+                case .controlCharacter: "control character in a string"
+                case .unpairedSurrogate: "unpaired surrogate in a string"
+                case .invalidUnicodeEscape: "invalid \\u escape"
+                case .incompleteUnicodeEscape: "incomplete \\u escape"
+                case .invalidEscape(let character): "invalid escape \\\(character)"
+                case .unterminatedString: "unterminated string"
+                case .incompleteNumber: "incomplete number"
+                case .expectedDigit: "expected a digit"
+                case .expectedFractionDigit: "expected a digit after the decimal point"
+                case .expectedExponentDigit: "expected a digit in the exponent"
+                case .tooManyValues: "more values than the parse builds"
+                }
+            }
+        }
     }
 
     /// Parses a complete JSON document (RFC 8259); nesting deeper than 512 levels is refused.
@@ -78,7 +152,7 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     /// `element` one element at a time, with its index, as it is read, and not kept (it comes back empty): a huge
     /// list is read in the memory of one of its elements. An error `element` throws ends the parse as it is.
     /// With `maximumValues`, the document around the list, or one element, holding more values than that is refused
-    /// (a `ParseError` whose message is `tooManyValues`): a value built costs tens of times the bytes that write it
+    /// (a `ParseError` whose reason is `tooManyValues`): a value built costs tens of times the bytes that write it
     /// (`{}` is two), so this is what keeps the memory of a parse within a few times the document's size.
     public static func parse(_ data: Data, streaming: [String], maximumValues: Int? = nil,
                              element: (Int, OrderedJSON) throws -> Void) throws -> OrderedJSON {
@@ -356,12 +430,12 @@ private struct Parser {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
-        guard index == bytes.count else { throw error("unexpected text after the end of the document") }
+        guard index == bytes.count else { throw error(.textAfterEnd) }
         return value
     }
 
-    func error(_ message: String) -> OrderedJSON.ParseError {
-        OrderedJSON.ParseError(offset: index, path: path.isEmpty ? "$" : "$" + path.joined(), message: message)
+    func error(_ reason: OrderedJSON.ParseError.Reason) -> OrderedJSON.ParseError {
+        OrderedJSON.ParseError(offset: index, path: path.isEmpty ? "$" : "$" + path.joined(), reason: reason)
     }
 
     mutating func skipWhitespace() {
@@ -369,11 +443,11 @@ private struct Parser {
     }
 
     mutating func parseValue() throws -> OrderedJSON {
-        guard index < bytes.count else { throw error("unexpected end of the document") }
-        guard path.count < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
+        guard index < bytes.count else { throw error(.endOfDocument) }
+        guard path.count < Self.maximumDepth else { throw error(.tooDeep(Self.maximumDepth)) }
         if building, let maximumValues {
             valuesBuilt += 1
-            if valuesBuilt > maximumValues { throw error(OrderedJSON.ParseError.tooManyValues) }
+            if valuesBuilt > maximumValues { throw error(.tooManyValues) }
         }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -383,18 +457,14 @@ private struct Parser {
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw error("expected a value, found \(describe(bytes[index]))")
+        default: throw error(.expectedValue(found: .init(bytes[index])))
         }
-    }
-
-    func describe(_ byte: UInt8) -> String {
-        (0x21...0x7E).contains(byte) ? "“\(Character(UnicodeScalar(byte)))”" : String(format: "byte 0x%02X", byte)
     }
 
     mutating func expect(_ literal: String) throws {
         let expected = Array(literal.utf8)
         guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw error("expected \(literal)")
+            throw error(.expectedLiteral(literal))
         }
         index += expected.count
     }
@@ -406,10 +476,10 @@ private struct Parser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object([]) }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error(.expectedKey) }
             let key = try parseString(key: true)
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected “:” after the key") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error(.expectedColon) }
             index += 1
             skipWhitespace()
             path.append("." + key)
@@ -425,10 +495,10 @@ private struct Parser {
             path.removeLast()
             if building { members.append((key, value)) }
             skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end inside an object") }
+            guard index < bytes.count else { throw error(.endInsideObject) }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-            throw error("expected “,” or “}” in an object, found \(describe(bytes[index]))")
+            throw error(.expectedCommaOrBrace(found: .init(bytes[index])))
         }
     }
 
@@ -455,10 +525,10 @@ private struct Parser {
             }
             count += 1
             skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end inside an array") }
+            guard index < bytes.count else { throw error(.endInsideArray) }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
-            throw error("expected “,” or “]” in an array, found \(describe(bytes[index]))")
+            throw error(.expectedCommaOrBracket(found: .init(bytes[index])))
         }
     }
 
@@ -470,7 +540,7 @@ private struct Parser {
         var run = index
         func flush(_ end: Int) throws {
             guard run < end else { return }
-            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { throw error(.invalidUTF8) }
             if keeping { value += text }
         }
         while index < bytes.count {
@@ -480,7 +550,7 @@ private struct Parser {
                 index += 1
                 return value
             }
-            if byte < 0x20 { throw error("control character in a string") }
+            if byte < 0x20 { throw error(.controlCharacter) }
             if byte == UInt8(ascii: "\\") {
                 try flush(index)
                 index += 1
@@ -500,16 +570,16 @@ private struct Parser {
                     if (0xD800...0xDBFF).contains(code) {
                         // A surrogate pair: the low half must follow as another \u escape.
                         guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u") else {
-                            throw error("unpaired surrogate in a string")
+                            throw error(.unpairedSurrogate)
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in a string") }
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error(.unpairedSurrogate) }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let scalar = UnicodeScalar(code) else { throw error("invalid \\u escape") }
+                    guard let scalar = UnicodeScalar(code) else { throw error(.invalidUnicodeEscape) }
                     escaped = scalar
-                default: throw error("invalid escape \\\(Character(UnicodeScalar(bytes[index])))")
+                default: throw error(.invalidEscape(Character(UnicodeScalar(bytes[index]))))
                 }
                 if keeping { value.unicodeScalars.append(escaped) }
                 index += 1
@@ -518,14 +588,14 @@ private struct Parser {
             }
             index += 1
         }
-        throw error("unterminated string")
+        throw error(.unterminatedString)
     }
 
     /// Reads the 4 hex digits after `\u`, leaving `index` on the last one.
     mutating func hex4() throws -> UInt32 {
-        guard index + 4 < bytes.count else { throw error("incomplete \\u escape") }
+        guard index + 4 < bytes.count else { throw error(.incompleteUnicodeEscape) }
         guard let text = String(bytes: bytes[(index + 1)...(index + 4)], encoding: .ascii), let value = UInt32(text, radix: 16) else {
-            throw error("invalid \\u escape")
+            throw error(.invalidUnicodeEscape)
         }
         index += 4
         return value
@@ -539,20 +609,20 @@ private struct Parser {
             return index - first
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count else { throw error("incomplete number") }
+        guard index < bytes.count else { throw error(.incompleteNumber) }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else if digits() == 0 {
-            throw error("expected a digit")
+            throw error(.expectedDigit)
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { throw error("expected a digit after the decimal point") }
+            guard digits() > 0 else { throw error(.expectedFractionDigit) }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw error("expected a digit in the exponent") }
+            guard digits() > 0 else { throw error(.expectedExponentDigit) }
         }
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }

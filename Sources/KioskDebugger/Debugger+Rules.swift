@@ -21,16 +21,11 @@ extension Debugger {
 
     /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method
     /// and URL, secrets ignored) with `status` and `body` from now on, as a JSON Patch replacing the whole
-    /// body, named `name` (in the language of the page it was made on; English by default). Throws `invalidRequest` when the
-    /// body is not JSON.
+    /// body, named `name` (in the language of the page it was made on; English by default). Throws
+    /// `OrderedJSON.ParseError` when the body is not JSON (a rule's patch carries JSON only).
     @discardableResult
     public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> RewriteRule {
-        let document: OrderedJSON
-        do {
-            document = try OrderedJSON.parse(body)
-        } catch let error as OrderedJSON.ParseError {
-            throw KioskError.invalidRequest("A rule can only keep returning a JSON body: \(error.description)")
-        }
+        let document = try OrderedJSON.parse(body)
         let patch = OrderedJSON.array([.object([(key: "op", value: .string("replace")), (key: "path", value: .string("")),
                                                 (key: "value", value: document)])])
         let rule = RewriteRule(

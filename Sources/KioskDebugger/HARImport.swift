@@ -227,7 +227,7 @@ extension HAR {
                     entryError = error
                 }
             }
-        } catch let error as OrderedJSON.ParseError where error.message == OrderedJSON.ParseError.tooManyValues {
+        } catch let error as OrderedJSON.ParseError where error.reason == .tooManyValues {
             // Checked above as JSON: what stops this parse is its size, the archive around its entries or one entry.
             let path = error.path.hasPrefix("$.") ? String(error.path.dropFirst(2)) : error.path
             throw ImportError("\(path): the archive holds more than \(maximumValues.formatted(.number.locale(Locale(identifier: "en_US")))) JSON values around its entries, or in one "

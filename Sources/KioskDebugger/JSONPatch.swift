@@ -15,7 +15,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard text.hasPrefix("/") else {
-            throw JSONPatch.Problem("“\(text.prefix(80))” is not a JSON Pointer: it must be empty or start with “/”")
+            throw .notAPointer(String(text.prefix(80)))
         }
         var tokens: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
@@ -26,7 +26,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                     switch character {
                     case "0": token.append("~")
                     case "1": token.append("/")
-                    default: throw JSONPatch.Problem("in “\(text.prefix(80))”, “~” must be followed by 0 or 1 (~0 is ~, ~1 is /)")
+                    default: throw .badTilde(String(text.prefix(80)))
                     }
                     escaping = false
                 } else if character == "~" {
@@ -35,7 +35,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                     token.append(character)
                 }
             }
-            if escaping { throw JSONPatch.Problem("in “\(text.prefix(80))”, “~” must be followed by 0 or 1 (~0 is ~, ~1 is /)") }
+            if escaping { throw .badTilde(String(text.prefix(80))) }
             tokens.append(token)
         }
         self.tokens = tokens
@@ -96,10 +96,81 @@ public struct JSONPatch: Sendable, Hashable {
         }
     }
 
-    /// What is wrong, in words; wrapped into an `Error` that says which operation it concerns.
-    public struct Problem: Swift.Error, Sendable, Hashable {
-        public let message: String
-        public init(_ message: String) { self.message = message }
+    /// What is wrong with one operation, for each face to say in its language (`english`); wrapped into an `Error`
+    /// that says which operation it concerns. Pointers are quoted as written, cut to 80 characters; nil names the root.
+    public enum Problem: Swift.Error, Sendable, Hashable {
+        case notAPointer(String)
+        /// A `~` not followed by 0 or 1, in the pointer quoted.
+        case badTilde(String)
+        case notAnObject
+        case givenTwice(String)
+        case missingMember(String)
+        case memberNotAPointer(String)
+        case opNotAString
+        case removesWholeDocument
+        case movedIntoItself(path: String, from: String)
+        case unknownOperation(String)
+        case testFailed(at: String?, actual: String, expected: String)
+        case notAnArrayIndex(String)
+        case pastTheEnd(index: Int, array: String?, count: Int)
+        case cannotAddInside(String?, ValueKind)
+        case rootHasNoParent
+        /// `-` where a value must exist (only add may use it).
+        case endOfArray(String)
+        case doesNotExist(String)
+
+        /// The problem in English.
+        public var english: String {
+            func place(_ pointer: String?) -> String { pointer ?? "the root" }
+            switch self {
+            case .notAPointer(let text): return "“\(text)” is not a JSON Pointer: it must be empty or start with “/”"
+            case .badTilde(let text): return "in “\(text)”, “~” must be followed by 0 or 1 (~0 is ~, ~1 is /)"
+            case .notAnObject: return "an operation is an object with “op” and “path”"
+            case .givenTwice(let name): return "“\(name)” is given twice (an operation's members must be unique)"
+            case .missingMember(let name): return "“\(name)” is missing"
+            case .memberNotAPointer(let name): return "“\(name)” must be a string (a JSON Pointer)"
+            case .opNotAString: return "“op” must be a string"
+            case .removesWholeDocument: return "the whole document cannot be removed (replace it instead)"
+            case let .movedIntoItself(path, from): return "a value cannot be moved into itself (\(path) is inside \(from))"
+            case .unknownOperation(let name): return "“\(name)” is not an operation (add, remove, replace, move, copy or test)"
+            case let .testFailed(at, actual, expected): return "the value at \(place(at)) is \(actual), not \(expected)"
+            case .notAnArrayIndex(let token): return "“\(token)” is not an array index (0, 1, ... or -)"
+            case let .pastTheEnd(index, array, count):
+                return "index \(index) is past the end of the array at \(place(array)) (\(count) elements)"
+            case let .cannotAddInside(parent, kind): return "\(place(parent)) is \(kind.english), so nothing can be added inside it"
+            case .rootHasNoParent: return "the whole document has no parent"
+            case .endOfArray(let path): return "\(path) names the end of an array, where there is no value (only add may use -)"
+            case .doesNotExist(let path): return "the path \(path) does not exist"
+            }
+        }
+    }
+
+    /// What kind of JSON value a pointer reached.
+    public enum ValueKind: Sendable, Hashable {
+        case object, array, string, number, boolean, null
+
+        init(_ value: OrderedJSON) {
+            switch value {
+            case .object: self = .object
+            case .array: self = .array
+            case .string: self = .string
+            case .number: self = .number
+            case .bool: self = .boolean
+            case .null: self = .null
+            }
+        }
+
+        /// "an object", "null".
+        public var english: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .boolean: "a boolean"
+            case .null: "null"
+            }
+        }
     }
 
     /// Why a patch cannot be read or applied: the operation concerned, when there is one, and why.
@@ -108,12 +179,32 @@ public struct JSONPatch: Sendable, Hashable {
         public let index: Int?
         /// The operation's name and path as written ("replace /info/count"), when they could be read.
         public let operation: String?
-        public let message: String
+        /// Why, for each face to say in its language (`description` says it in English).
+        public let reason: Reason
 
-        public init(index: Int?, operation: String?, message: String) {
+        /// Why a patch cannot be read or applied.
+        public enum Reason: Sendable, Hashable {
+            /// The patch's text is not JSON.
+            case notJSON(OrderedJSON.ParseError)
+            /// The patch is JSON but no array of operations.
+            case notAnArray
+            /// The operation at `index` cannot be read or applied.
+            case operation(Problem)
+        }
+
+        public init(index: Int?, operation: String?, reason: Reason) {
             self.index = index
             self.operation = operation
-            self.message = message
+            self.reason = reason
+        }
+
+        /// The reason in English, without the operation's position.
+        public var message: String {
+            switch reason {
+            case .notJSON(let error): "The patch is not JSON: \(error.description)"
+            case .notAnArray: "A JSON Patch is an array of operations, such as " + #"[{"op": "replace", "path": "/status", "value": "Dead"}]."#
+            case .operation(let problem): problem.english
+            }
         }
 
         /// "operation 2 (replace /info/count): the path /info/count does not exist"; operations are
@@ -135,10 +226,10 @@ public struct JSONPatch: Sendable, Hashable {
         let document: OrderedJSON
         do {
             document = try OrderedJSON.parse(text)
-        } catch let error as OrderedJSON.ParseError {
-            throw Error(index: nil, operation: nil, message: "The patch is not JSON: \(error.description)")
         } catch {
-            throw Error(index: nil, operation: nil, message: "The patch is not JSON.")
+            // OrderedJSON's parse throws nothing else.
+            throw Error(index: nil, operation: nil, reason: .notJSON(error as? OrderedJSON.ParseError
+                ?? OrderedJSON.ParseError(offset: 0, path: "$", reason: .endOfDocument)))
         }
         try self.init(document)
     }
@@ -147,15 +238,14 @@ public struct JSONPatch: Sendable, Hashable {
     /// ignored (RFC 6902 §4); a member given twice is an error (§A.13), as is anything missing.
     public init(_ document: OrderedJSON) throws(Error) {
         guard case .array(let elements) = document else {
-            throw Error(index: nil, operation: nil, message: "A JSON Patch is an array of operations, such as "
-                        + #"[{"op": "replace", "path": "/status", "value": "Dead"}]."#)
+            throw Error(index: nil, operation: nil, reason: .notAnArray)
         }
         var operations: [Operation] = []
         for (index, element) in elements.enumerated() {
             do {
                 operations.append(try Self.operation(element))
             } catch {
-                throw Error(index: index, operation: Self.summary(of: element), message: error.message)
+                throw Error(index: index, operation: Self.summary(of: element), reason: .operation(error))
             }
         }
         self.operations = operations
@@ -168,7 +258,7 @@ public struct JSONPatch: Sendable, Hashable {
             do {
                 result = try Self.apply(operation, to: result)
             } catch {
-                throw Error(index: index, operation: "\(operation.name) \(operation.path)", message: error.message)
+                throw Error(index: index, operation: "\(operation.name) \(operation.path)", reason: .operation(error))
             }
         }
         return result
@@ -177,37 +267,37 @@ public struct JSONPatch: Sendable, Hashable {
     // MARK: Reading
 
     private static func operation(_ element: OrderedJSON) throws(Problem) -> Operation {
-        guard case .object(let members) = element else { throw Problem("an operation is an object with “op” and “path”") }
+        guard case .object(let members) = element else { throw .notAnObject }
         var seen = Set<String>()
         for member in members where !seen.insert(member.key).inserted {
-            throw Problem("“\(member.key.prefix(40))” is given twice (an operation's members must be unique)")
+            throw .givenTwice(String(member.key.prefix(40)))
         }
         func pointer(_ name: String) throws(Problem) -> JSONPointer {
-            guard let value = element[name] else { throw Problem("“\(name)” is missing") }
-            guard case .string(let text) = value else { throw Problem("“\(name)” must be a string (a JSON Pointer)") }
+            guard let value = element[name] else { throw .missingMember(name) }
+            guard case .string(let text) = value else { throw .memberNotAPointer(name) }
             return try JSONPointer(text)
         }
         func value() throws(Problem) -> OrderedJSON {
-            guard let value = element["value"] else { throw Problem("“value” is missing") }
+            guard let value = element["value"] else { throw .missingMember("value") }
             return value
         }
-        guard let op = element["op"] else { throw Problem("“op” is missing") }
-        guard case .string(let name) = op else { throw Problem("“op” must be a string") }
+        guard let op = element["op"] else { throw .missingMember("op") }
+        guard case .string(let name) = op else { throw .opNotAString }
         switch name {
         case "add": return .add(path: try pointer("path"), value: try value())
         case "remove":
             let path = try pointer("path")
-            guard !path.tokens.isEmpty else { throw Problem("the whole document cannot be removed (replace it instead)") }
+            guard !path.tokens.isEmpty else { throw .removesWholeDocument }
             return .remove(path: path)
         case "replace": return .replace(path: try pointer("path"), value: try value())
         case "move":
             let from = try pointer("from"), path = try pointer("path")
-            guard !path.isInside(from) else { throw Problem("a value cannot be moved into itself (\(path) is inside \(from))") }
+            guard !path.isInside(from) else { throw .movedIntoItself(path: path.description, from: from.description) }
             return .move(from: from, path: path)
         case "copy": return .copy(from: try pointer("from"), path: try pointer("path"))
         case "test": return .test(path: try pointer("path"), value: try value())
         default:
-            throw Problem("“\(name.prefix(40))” is not an operation (add, remove, replace, move, copy or test)")
+            throw .unknownOperation(String(name.prefix(40)))
         }
     }
 
@@ -264,8 +354,7 @@ public struct JSONPatch: Sendable, Hashable {
         case .test(let path, let expected):
             let actual = try value(at: path, in: document)
             guard OrderedJSON.areEqual(actual, expected) else {
-                throw Problem("the value at \(path.tokens.isEmpty ? "the root" : path.description) is "
-                              + "\(shortened(actual)), not \(shortened(expected))")
+                throw .testFailed(at: path.tokens.isEmpty ? nil : path.description, actual: shortened(actual), expected: shortened(expected))
             }
             return document
         }
@@ -287,15 +376,15 @@ public struct JSONPatch: Sendable, Hashable {
                 if last == "-" {
                     elements.append(value)
                 } else {
-                    guard let index = arrayIndex(last) else { throw Problem("“\(last.prefix(40))” is not an array index (0, 1, ... or -)") }
+                    guard let index = arrayIndex(last) else { throw .notAnArrayIndex(String(last.prefix(40))) }
                     guard index <= elements.count else {
-                        throw Problem("index \(index) is past the end of the array at \(parentText(path)) (\(elements.count) elements)")
+                        throw .pastTheEnd(index: index, array: parentText(path), count: elements.count)
                     }
                     elements.insert(value, at: index)
                 }
                 return .array(elements)
             default:
-                throw Problem("\(parentText(path)) is \(kind(parent)), so nothing can be added inside it")
+                throw .cannotAddInside(parentText(path), ValueKind(parent))
             }
         }
     }
@@ -304,7 +393,7 @@ public struct JSONPatch: Sendable, Hashable {
     /// `change` receives the parent and the last token.
     private static func updatingParent(of path: JSONPointer, in document: OrderedJSON,
                                        _ change: (OrderedJSON, String) throws(Problem) -> OrderedJSON) throws(Problem) -> OrderedJSON {
-        guard let last = path.tokens.last else { throw Problem("the whole document has no parent") }
+        guard let last = path.tokens.last else { throw .rootHasNoParent }
         func descend(_ node: OrderedJSON, _ depth: Int) throws(Problem) -> OrderedJSON {
             if depth == path.tokens.count - 1 { return try change(node, last) }
             let token = path.tokens[depth]
@@ -346,7 +435,7 @@ public struct JSONPatch: Sendable, Hashable {
     /// `token` as the index of an existing element of `elements`.
     private static func existingIndex(_ token: String, in elements: [OrderedJSON], path: JSONPointer) throws(Problem) -> Int {
         guard let index = arrayIndex(token), index < elements.count else {
-            if token == "-" { throw Problem("\(path) names the end of an array, where there is no value (only add may use -)") }
+            if token == "-" { throw .endOfArray(path.description) }
             throw missing(path)
         }
         return index
@@ -360,21 +449,11 @@ public struct JSONPatch: Sendable, Hashable {
         return Int(token)
     }
 
-    private static func missing(_ path: JSONPointer) -> Problem { Problem("the path \(path) does not exist") }
+    private static func missing(_ path: JSONPointer) -> Problem { .doesNotExist(path.description) }
 
-    private static func parentText(_ path: JSONPointer) -> String {
-        path.tokens.count <= 1 ? "the root" : JSONPointer(tokens: Array(path.tokens.dropLast())).description
-    }
-
-    private static func kind(_ value: OrderedJSON) -> String {
-        switch value {
-        case .object: "an object"
-        case .array: "an array"
-        case .string: "a string"
-        case .number: "a number"
-        case .bool: "a boolean"
-        case .null: "null"
-        }
+    /// The pointer to `path`'s parent, nil for the root.
+    private static func parentText(_ path: JSONPointer) -> String? {
+        path.tokens.count <= 1 ? nil : JSONPointer(tokens: Array(path.tokens.dropLast())).description
     }
 
     private static func shortened(_ value: OrderedJSON) -> String {

@@ -193,7 +193,7 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
                 // A patch of no operation changes nothing, yet makes the rule act on the answer (its validators go).
                 guard try !JSONPatch(parsing: patch).operations.isEmpty else { return .patchEmpty }
             } catch {
-                return .patchInvalid(error.description)
+                return .patchInvalid(error)
             }
         }
         return nil
@@ -219,8 +219,8 @@ public enum RuleProblem: Sendable, Hashable {
     case failureWithAnswer
     case patchTooLong(kilobytes: Int)
     case patchEmpty
-    /// The JSON Patch's own error, in English (where in the patch, and what).
-    case patchInvalid(String)
+    /// The JSON Patch's own error (where in the patch, and what).
+    case patchInvalid(JSONPatch.Error)
 
     /// The problem in an English sentence.
     public var english: String {

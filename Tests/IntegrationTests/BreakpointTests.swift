@@ -473,7 +473,7 @@ struct BreakpointTests {
             let original = try #require(paused.responseText)
             let url = URL(string: "http://127.0.0.1/api/character?page=1")!
             // When an edit that is not JSON, and one whose first character has no name, are checked
-            #expect(throws: KioskError.self) {
+            #expect(throws: OrderedJSON.ParseError.self) {
                 try h.kiosk.debugger.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data("{\"info\": ".utf8))
             }
             let nameless = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":null")

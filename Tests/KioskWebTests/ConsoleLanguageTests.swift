@@ -137,6 +137,53 @@ struct ConsoleLanguageTests {
         }
     }
 
+    @Test("Why a body is not JSON, and why a JSON Patch cannot be read or applied, is said in Spanish for every reason")
+    func jsonAndPatchProblemsInSpanish() throws {
+        // Given documents each wrong in one way of the parser's, and patches each wrong in one way of RFC 6902's
+        let documents = [#"{} x"#, #"{"a": "#, #"{"a": @}"#, #"{"a": tru}"#, #"{a: 1}"#, #"{"a" 1}"#, #"{"a": 1"#, #"{"a": 1 "b"}"#,
+                         #"[1"#, #"[1 2]"#, "\"a\u{01}\"", #""\uD800""#, #""\uZZZZ""#, #""\u12""#, #""\q""#, #""abc"#, "-", "-x",
+                         "1.", "1e", String(repeating: "[", count: 600)]
+        var reasons = Set<String>()
+        for document in documents {
+            let error = #expect(throws: OrderedJSON.ParseError.self, "\(document.prefix(20))") { try OrderedJSON.parse(document) }
+            guard let error else { continue }
+            reasons.insert("\(error.reason)".prefix { $0 != "(" }.description)
+            // When each is said on a Spanish page and an English one
+            let spanish = ConsoleWords.spanish.jsonProblem(error), english = ConsoleWords.english.jsonProblem(error)
+            // Then the English one is the parser's own, and the Spanish one has none of its English words
+            #expect(english == error.description)
+            #expect(spanish.hasPrefix("JSON no válido en \(error.path) (byte \(error.offset)): "), "\(spanish)")
+            for word in ["expected", "unexpected", "invalid", "inside", "string", "nested", "found"] {
+                #expect(!spanish.contains(word), "\(document.prefix(20)): \(spanish)")
+            }
+        }
+        #expect(reasons.count == documents.count, "each document shows another reason: \(reasons.sorted())")
+        let document = try OrderedJSON.parse(#"{"list": [1, 2], "text": "a"}"#)
+        let patches = [#"[{"op": "add", "path": "a", "value": 1}]"#, #"[{"op": "add", "path": "/~2", "value": 1}]"#, #"[1]"#,
+                       #"[{"op": "add", "op": "add"}]"#, #"[{"op": "add", "path": "/a"}]"#, #"[{"op": "add", "path": 3, "value": 1}]"#,
+                       #"[{"op": 3}]"#, #"[{"op": "remove", "path": ""}]"#, #"[{"op": "move", "from": "/list", "path": "/list/0"}]"#,
+                       #"[{"op": "fold", "path": "/a"}]"#, #"[{"op": "test", "path": "/text", "value": "b"}]"#,
+                       #"[{"op": "add", "path": "/list/x", "value": 1}]"#, #"[{"op": "add", "path": "/list/5", "value": 1}]"#,
+                       #"[{"op": "add", "path": "/text/a", "value": 1}]"#, #"[{"op": "remove", "path": "/list/-"}]"#,
+                       #"[{"op": "remove", "path": "/nope"}]"#, #"{"op": "add"}"#, #"[{"op": "add", "path": "/a", "value": tru}]"#]
+        var problems = Set<String>()
+        for patch in patches {
+            let error = #expect(throws: JSONPatch.Error.self, "\(patch)") { try JSONPatch(parsing: patch).apply(to: document) }
+            guard let error else { continue }
+            if case .operation(let problem) = error.reason {
+                problems.insert("\(problem)".prefix { $0 != "(" }.description)
+            } else {
+                problems.insert("\(error.reason)".prefix { $0 != "(" }.description)
+            }
+            let spanish = ConsoleWords.spanish.patchProblem(error), english = ConsoleWords.english.patchProblem(error)
+            #expect(english == error.description)
+            for word in ["operation", " is ", "must", "missing", "expected", "the root", "does not", "array index", "nothing can"] {
+                #expect(!spanish.contains(word), "\(patch): \(spanish)")
+            }
+        }
+        #expect(problems.count == patches.count, "each patch shows another reason: \(problems.sorted())")
+    }
+
     @Test("A row pushed by the live feed is in the language of the console that follows it")
     func liveRowsFollowTheLanguage() {
         // Given a record that made no exchange (answered from the store)

@@ -549,7 +549,12 @@ struct WebDebugTests {
             let original = try #require(paused.responseText)
             let bad = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
                                                                               ("body", "{\"info\": [1,\n")], cookie: token)
-            #expect(bad.status == .unprocessableContent && bad.body.contains("Not sent: Malformed response at $.info"))
+            #expect(bad.status == .unprocessableContent && bad.body.contains("Not sent: Invalid JSON at $.info[1] (byte 13): unexpected end of the document"))
+            // (in Spanish, in Spanish)
+            let malo = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                               ("body", "{\"info\": [1,\n")], cookie: token, headers: [.acceptLanguage: "es"])
+            #expect(malo.status == .unprocessableContent
+                    && malo.body.contains("JSON no válido en $.info[1] (byte 13): el documento termina antes de tiempo"), "\(malo.body)")
             #expect(harness.kiosk.debugger.breakpoints.paused.count == 1)
             // And a good edit is sent to the page, which shows it
             let renamed = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Console Rick\"")
@@ -845,7 +850,7 @@ struct WebDebugTests {
                 #expect(await held.value == .continueWithResponse(status: 200, body: Data(expected.utf8)))
             } else {
                 // Or a JSON answer edited into text is shown again with the error, still paused
-                #expect(sent.status == .unprocessableContent && sent.body.contains("Malformed response"))
+                #expect(sent.status == .unprocessableContent && sent.body.contains("Invalid JSON at $ (byte 0): expected a value, found “p”"))
                 #expect(breakpoints.decide(paused.id, .continueUnchanged))
                 _ = await held.value
             }

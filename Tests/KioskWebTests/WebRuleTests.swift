@@ -178,7 +178,12 @@ struct WebRuleTests {
                                       "El patrón de URL no es una URL con host"),
                                      (form(status: "abc"), "El estado debe ser un número del 200 al 599 (un 1xx no es una respuesta)."),
                                      (form(latency: "fast"), "La latencia debe ser un número entero de milisegundos."),
-                                     (form(fail: "boom"), "El fallo debe ser uno de estos: timeout, offline, reset.")] {
+                                     (form(fail: "boom"), "El fallo debe ser uno de estos: timeout, offline, reset."),
+                                     // (a JSON Patch's own mistake, and its text's JSON mistake, are Spanish as well)
+                                     (form(patch: #"[{"op": "replace", "path": "/a"}]"#),
+                                      "El JSON Patch no es válido: operación 1 (replace /a): falta «value»"),
+                                     (form(patch: #"[{"op": "add", "path": "/a", "value": tru}]"#),
+                                      "El JSON Patch no es válido: El parche no es JSON: JSON no válido en $[0].value (byte 38): se esperaba true")] {
                 let page = try await client.post("/debug/rules", form: fields, cookie: Self.token, headers: spanish)
                 #expect(page.status == .unprocessableContent && page.body.contains(HTML.escape(reason)), "\(reason): \(page.body.prefix(300))")
             }

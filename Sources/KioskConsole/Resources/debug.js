@@ -318,7 +318,8 @@
   // Numbers keep their exact text and keys their order, so an untouched part is sent as it came.
   function parseJSON(text) {
     let i = 0;
-    const fail = message => { throw new Error(`${message} at character ${i}`); };
+    // A failure names its words (the page's language says them) and the character it stopped at.
+    const fail = words => { throw Object.assign(new Error(words), { words, position: i }); };
     const space = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
     function value() {
       space();
@@ -327,12 +328,12 @@
         i++; const items = []; space();
         if (text[i] === "}") { i++; return { t: "o", items }; }
         for (;;) {
-          space(); if (text[i] !== '"') fail("expected a key");
-          const k = string(); space(); if (text[i++] !== ":") fail("expected :");
+          space(); if (text[i] !== '"') fail("jsonExpectedKey");
+          const k = string(); space(); if (text[i++] !== ":") fail("jsonExpectedColon");
           items.push({ k, v: value() }); space();
           if (text[i] === ",") { i++; continue; }
           if (text[i++] === "}") return { t: "o", items };
-          fail("expected , or }");
+          fail("jsonExpectedCommaOrBrace");
         }
       }
       if (c === "[") {
@@ -342,12 +343,12 @@
           items.push(value()); space();
           if (text[i] === ",") { i++; continue; }
           if (text[i++] === "]") return { t: "a", items };
-          fail("expected , or ]");
+          fail("jsonExpectedCommaOrBracket");
         }
       }
       if (c === '"') return { t: "s", v: string() };
       const literal = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
-      if (!literal) fail("expected a value");
+      if (!literal) fail("jsonExpectedValue");
       i += literal[0].length;
       if (literal[0] === "null") return { t: "z" };
       if (literal[0] === "true" || literal[0] === "false") return { t: "b", v: literal[0] === "true" };
@@ -356,12 +357,12 @@
     function string() {
       const start = i; i++;
       while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      if (i >= text.length) fail("unterminated string");
+      if (i >= text.length) fail("jsonUnterminatedString");
       i++;
-      return JSON.parse(text.slice(start, i));
+      try { return JSON.parse(text.slice(start, i)); } catch { i = start; fail("jsonBadString"); }
     }
     const root = value(); space();
-    if (i < text.length) fail("unexpected text after the end");
+    if (i < text.length) fail("jsonTextAfterEnd");
     return root;
   }
   function renderJSON(node, depth = 0) {
@@ -515,7 +516,7 @@
     toggle.addEventListener("click", () => {
       const showingTree = !tree.hidden;
       if (!showingTree) {
-        try { root = parseJSON(textarea.value); } catch (error) { toggle.textContent = say("notJSON", { reason: error.message }); return; }
+        try { root = parseJSON(textarea.value); } catch (error) { toggle.textContent = say("notJSON", { reason: say(error.words), position: error.position + 1 }); return; }
         draw();
       }
       tree.hidden = showingTree; textarea.parentElement.hidden = !showingTree;
