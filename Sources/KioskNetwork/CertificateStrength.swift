@@ -1,6 +1,8 @@
+import KioskCore
 import NIOCore
 package import NIOSSL
 import SwiftASN1
+import X509
 
 /// What makes an upstream's certificate too weak to trust though BoringSSL's chain check lets it pass: a SHA-1 or MD5
 /// signature, an RSA key under 2048 bits, or a host named only in the subject's CN. Browsers refuse all three, and so does curl on OpenSSL's default security level
@@ -103,9 +105,35 @@ package struct WeakCertificate: Error, Equatable {
 
 extension ChannelPipeline.SynchronousOperations {
     /// Throws `WeakCertificate` when the peer's certificate, its TLS handshake done on this pipeline, is too weak.
-    package func refuseWeakPeerCertificate() throws {
-        if let leaf = try nioSSL_peerCertificate(), let reason = CertificateStrength.weakness(of: leaf) {
-            throw WeakCertificate(reason: reason)
-        }
+    /// Throws `UnnamedHost` when `host` is a name the certificate names only by the address dialled.
+    package func refuseWeakPeerCertificate(naming host: String) throws {
+        guard let leaf = try nioSSL_peerCertificate() else { return }
+        if let reason = CertificateStrength.weakness(of: leaf) { throw WeakCertificate(reason: reason) }
+        // NIOSSL's check takes a subjectAltName holding the address dialled for any name asked (a name pointed at an
+        // address whose certificate someone holds would pass: DNS spoofed, an IP certificate bought), where browsers,
+        // curl and Python want the name itself (RFC 6125 §6.4.4: an IP identifier for an IP reference only). The app,
+        // trusting Kiosk's leaf, cannot tell. A name is matched against the DNS names alone.
+        guard IPAddress(literal: host) == nil, let der = try? leaf.toDERBytes(), let certificate = try? Certificate(derEncoded: der),
+              let names = try? certificate.extensions.subjectAlternativeNames else { return }
+        let dnsNames = names.compactMap { name -> String? in if case .dnsName(let dns) = name { dns } else { nil } }
+        guard dnsNames.contains(where: { CertificateStrength.name($0, covers: host) }) else { throw UnnamedHost(host: host) }
     }
+}
+
+extension CertificateStrength {
+    /// Whether a certificate's DNS name `pattern` covers `host`, as browsers match them (RFC 6125 §6.4): the same name
+    /// in any case, a final dot aside, or `*.` and a name of at least two labels covering one label more, never less.
+    static func name(_ pattern: String, covers host: String) -> Bool {
+        func normal(_ name: String) -> String { (name.hasSuffix(".") ? String(name.dropLast()) : name).lowercased() }
+        let pattern = normal(pattern), host = normal(host)
+        guard pattern.hasPrefix("*.") else { return pattern == host }
+        let base = pattern.dropFirst(2)
+        guard base.contains("."), !base.contains("*"), let dot = host.firstIndex(of: ".") else { return false }
+        return host[host.index(after: dot)...] == base && dot != host.startIndex
+    }
+}
+
+/// An upstream's certificate that passed NIOSSL's name check for `host` by the address dialled, naming no such host.
+package struct UnnamedHost: Error, Equatable {
+    package let host: String
 }

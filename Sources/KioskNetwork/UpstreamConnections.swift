@@ -661,7 +661,7 @@ final class UpstreamConnector: Sendable {
             // An IP address is no name for SNI (RFC 6066 §3): the certificate is then checked against the peer's address.
             let named = IPAddress(literal: serverName) == nil ? serverName : nil
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: named))
-            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done, checksCertificate: checksCertificate,
+            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done, checking: checksCertificate ? serverName : nil,
                                                                                 timeout: timeout))
         } catch {
             done.fail(error)
@@ -696,13 +696,14 @@ private func closing<Value>(_ channel: any Channel, after timeout: TimeAmount, f
 private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     private let done: EventLoopPromise<String?>
-    private let checksCertificate: Bool
+    /// The host whose certificate is refused when too weak or naming it only by its address; nil when none is checked.
+    private let checkedHost: String?
     private let timeout: TimeAmount
     private var timer: Scheduled<Void>?
 
-    init(done: EventLoopPromise<String?>, checksCertificate: Bool, timeout: TimeAmount) {
+    init(done: EventLoopPromise<String?>, checking host: String?, timeout: TimeAmount) {
         self.done = done
-        self.checksCertificate = checksCertificate
+        self.checkedHost = host
         self.timeout = timeout
     }
 
@@ -713,9 +714,9 @@ private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHand
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             timer?.cancel()
-            if checksCertificate {
+            if let checkedHost {
                 do {
-                    try context.pipeline.syncOperations.refuseWeakPeerCertificate()
+                    try context.pipeline.syncOperations.refuseWeakPeerCertificate(naming: checkedHost)
                 } catch {
                     done.fail(error)
                     context.close(promise: nil)

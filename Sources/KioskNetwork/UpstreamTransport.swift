@@ -544,6 +544,9 @@ public final class UpstreamTransport: HTTPTransport {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "the upstream's certificate does not name \(host)"
         }
+        if error is UnnamedHost {
+            return "the upstream's certificate does not name \(host) (only the address it was reached at, which vouches for no name)"
+        }
         if let weak = error as? WeakCertificate {
             return untrustedCertificate + "\(host) is too weak to trust: \(weak.reason)"
         }

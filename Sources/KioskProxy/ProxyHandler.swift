@@ -892,7 +892,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return channel.eventLoop.makeCompletedFuture {
                         let name = IPAddress(literal: host) == nil ? host : nil
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: name))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake, checksCertificate: checksCertificate))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake, checking: checksCertificate ? host : nil))
                     }
                 }
                 .connect(host: host, port: port)
@@ -1454,19 +1454,20 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     let promise: EventLoopPromise<Void>
-    /// Whether a certificate too weak to trust is refused (`CertificateStrength`): not with `--insecure-upstream`.
-    private let checksCertificate: Bool
+    /// The host whose certificate is refused when too weak to trust or naming it only by its address
+    /// (`CertificateStrength`); nil with `--insecure-upstream`.
+    private let checkedHost: String?
     private var done = false
 
-    init(promise: EventLoopPromise<Void>, checksCertificate: Bool) {
+    init(promise: EventLoopPromise<Void>, checking host: String?) {
         self.promise = promise
-        self.checksCertificate = checksCertificate
+        self.checkedHost = host
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .handshakeCompleted? = event as? TLSUserEvent {
             do {
-                if checksCertificate { try context.pipeline.syncOperations.refuseWeakPeerCertificate() }
+                if let checkedHost { try context.pipeline.syncOperations.refuseWeakPeerCertificate(naming: checkedHost) }
                 finish(nil)
             } catch {
                 finish(error)

@@ -89,4 +89,15 @@ struct CertificateStrengthTests {
         #expect(CertificateStrength.weakness(ofDER: []) == nil)
         #expect(CertificateStrength.weakness(ofDER: [0x30, 0x03, 0x02, 0x01, 0x01]) == nil)
     }
+
+    @Test("A certificate's DNS name covers a host as browsers match it: the name in any case, a final dot aside; *. one label more, never less nor two")
+    func namesCoverHosts() {
+        let covered = [("api.example.com", "API.Example.com"), ("api.example.com.", "api.example.com"), ("*.example.com", "api.example.com"),
+                       ("*.Example.com", "a-b.example.com.")]
+        let uncovered = [("api.example.com", "example.com"), ("*.example.com", "example.com"), ("*.example.com", "a.b.example.com"),
+                         ("*.com", "example.com"), ("f*.example.com", "foo.example.com"), ("*.*.com", "a.b.com"), ("*.example.com", ".example.com"),
+                         ("localhost", "vm")]
+        for (pattern, host) in covered { #expect(CertificateStrength.name(pattern, covers: host), "\(pattern) \(host)") }
+        for (pattern, host) in uncovered { #expect(!CertificateStrength.name(pattern, covers: host), "\(pattern) \(host)") }
+    }
 }

@@ -126,6 +126,28 @@ struct DialAddressesTests {
         #expect(second.connect == nil && second.dns == nil && second.tls == nil)
     }
 
+    @Test("An HTTPS upstream whose certificate names the address a name resolved to, but not the name, is refused: the name is what was asked")
+    func addressVouchesForNoName() async throws {
+        // Given an HTTPS upstream whose certificate names localhost and 127.0.0.1, and a name that resolves to 127.0.0.1
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext())
+        defer { Task { await upstream.stop() } }
+        var configuration = TransportConfiguration()
+        configuration.additionalTrustRoots = [TestAuthority.shared.certificateFile.path]
+        let transport = UpstreamTransport(configuration: configuration, resolver: ScriptedResolver([["127.0.0.1"]]))
+        // When that name is asked for, and then localhost, which the certificate names
+        let rebound = await outcome { try await transport.send(HTTPRequest(url: URL(string: "https://rebound.test:\(upstream.port)/echo")!, endpoint: "test")) }
+        let named = await outcome { try await transport.send(HTTPRequest(url: URL(string: "https://localhost:\(upstream.port)/echo")!, endpoint: "test")) }
+        await transport.shutdown()
+        // Then the first is refused, saying the certificate does not name it, and never reached the upstream; the second is answered
+        guard case .failure(let error) = rebound else {
+            Issue.record("a certificate naming only the address was taken for rebound.test")
+            return
+        }
+        #expect("\(error)".contains("does not name rebound.test"), "\(error)")
+        #expect((try? named.get().status) == 200, "\(named)")
+        #expect(upstream.requests == 1)
+    }
+
     @Test("A lookup that does not answer is bounded by the connect timeout: the upstream is offline, not a request timed out")
     func lookupWithinConnectTimeout() async throws {
         // Given a resolver that takes 10 s to answer, and a transport that gives a connection 300 ms
