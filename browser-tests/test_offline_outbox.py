@@ -225,6 +225,38 @@ def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and
     assert "Add" in focused(driver)
 
 
+def test_a_star_pressed_on_a_list_online_changes_the_star_alone_the_list_not_fetched_again_nor_announced(saved_phone):
+    # Given a phone reading the Rick and Morty list, under the service worker, a while after it loaded
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty"))
+    character = driver.execute_script("return document.querySelector('#results ul.items > li').dataset.id")
+    driver.execute_script("""
+        window.said = [];
+        new MutationObserver(() => window.said.push(document.getElementById('results-said').textContent))
+          .observe(document.getElementById('results-said'), { childList: true, characterData: true, subtree: true });
+        window.listSwapped = false;
+        document.getElementById('results').dataset.before = 'yes';
+        performance.clearResourceTimings();
+    """)
+    # When its star is pressed
+    form = star(driver, character)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", form)
+    driver.execute_script("arguments[0].focus()", form.find_element(By.TAG_NAME, "button"))
+    driver.switch_to.active_element.send_keys("\ue007")  # Enter
+    wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == [character], 10, "not starred")
+    focused = lambda d: d.execute_script("return document.activeElement?.getAttribute('aria-label') || ''")
+    wait_for(driver, lambda d: "Remove" in focused(d), 10, "the focus is not on the star, offering to remove it")
+    # Then, the outbox's word on the write heard, the list is the one shown before: not fetched again, not announced
+    time.sleep(1.5)
+    fetched = driver.execute_script("""
+        return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)
+          .filter(path => path === '/rickandmorty');""")
+    assert fetched == [], fetched
+    assert driver.execute_script("return document.getElementById('results').dataset.before") == "yes"
+    assert driver.execute_script("return window.said") == [], driver.execute_script("return window.said")
+    assert "Remove" in focused(driver)
+
+
 def test_a_star_pressed_while_kiosk_does_not_answer_waits_as_shown_within_a_pages_time_and_is_applied_once_it_does(saved_phone):
     # Given a phone reading the Rick and Morty list, under the service worker
     server, driver = saved_phone.server, saved_phone.driver

@@ -363,6 +363,7 @@ async function write(event, kind) {
     effect: effectOf(kind, url.pathname, form), fromPage: true, clientId: event.clientId,
   };
   queued.seq = await device.enqueue(queued);
+  awaited.add(queued.seq);
   mayHoldWrites = true;
   // A Kiosk that takes no write in a page's time (a laptop asleep, a process stopped) leaves this one waiting, shown
   // as such, as a page is after the same time: the send under way goes on, and the outbox says when it is through.
@@ -370,6 +371,7 @@ async function write(event, kind) {
   event.waitUntil(run.catch(() => {}));
   let reason = "unreachable";
   await withTimeout(run, networkTimeout).catch(error => { if (error?.timedOut) reason = "slow"; });
+  awaited.delete(queued.seq);
   event.waitUntil(refreshing);
   // Whichever run of the outbox sent it (one already under way may have), its answer is here.
   const answer = delivered.get(queued.seq);
@@ -385,6 +387,9 @@ async function write(event, kind) {
 // Kiosk's answers to writes sent, by outbox sequence number, until the request that queued the write takes
 // its own (writes sent for nobody waiting, such as those queued before a restart, are dropped past 50).
 const delivered = new Map();
+// The writes whose pages wait for Kiosk's answer (`write`), by sequence number: a page given its own answer has
+// already shown it, and is not told to load its list again for it.
+const awaited = new Set();
 
 // The outbox is sent by one loop at a time, in order; a call while one runs waits for it and runs again.
 // `mayHoldWrites` spares a navigation the outbox's read once a run found it empty and nothing was queued since
@@ -403,6 +408,7 @@ function flush() {
 // Sends every queued write in order until Kiosk cannot be reached, leaving each answer in `delivered`.
 async function sendAll() {
   let sent = 0;
+  const answeredTo = [];
   const queue = await device.pending();
   mayHoldWrites = queue.length > 0;
   for (const queued of queue) {
@@ -453,10 +459,17 @@ async function sendAll() {
     await device.dequeue(queued.seq);
     delivered.set(queued.seq, response);
     if (delivered.size > 50) delivered.delete(delivered.keys().next().value);
+    if (awaited.has(queued.seq)) answeredTo.push(queued.clientId);
     sent += 1;
   }
   if (sent === queue.length) mayHoldWrites = false;
-  if (sent > 0) await notify({ type: "outbox", sent });
+  // Each window hears how many writes it has not seen answered: a star's own page swapped its star in, so a write it
+  // waited for is no reason to fetch its whole list again (and say "Updated" over the star's own words).
+  if (sent > 0) {
+    for (const client of await self.clients.matchAll({ type: "window" })) {
+      client.postMessage({ type: "outbox", sent: sent - answeredTo.filter(id => id === client.id).length });
+    }
+  }
 }
 
 // Saved pages showing what a write Kiosk took has changed — every page holding that write's form (an item's star on
