@@ -58,6 +58,36 @@ struct ProcessHardeningTests {
                 "\(locked.output)")
     }
 
+    @Test("Ctrl-C stops kiosk serve at once though a request waits at a breakpoint: the pause ends unchanged, its page answered, and it says it is stopping")
+    func stopsWithAPauseOpen() async throws {
+        // Given serve with a response breakpoint on the dogs list, and a request for the list waiting at it
+        let cli = CLI()
+        #expect(try cli.run(["breakpoint", "set", "dogs.list", "--response", "pause"]).status == 0)
+        let serve = try ServeProcess(dataDirectory: cli.dataDirectory)
+        defer { serve.stop() }
+        let answer = Task { try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(serve.port)/api/dogs?refresh=1")!) }
+        let paused = URL(string: "http://127.0.0.1:\(serve.port)/debug/api/paused")!
+        var waiting = false
+        for _ in 0..<300 where !waiting {
+            let (data, _) = try await URLSession.shared.data(from: paused)
+            waiting = ((try JSONSerialization.jsonObject(with: data) as? [Any])?.count ?? 0) > 0
+            if !waiting { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(waiting)
+        // When Ctrl-C is pressed
+        let clock = ContinuousClock(), pressed = clock.now
+        serve.process.signal(SIGINT)
+        let status = serve.process.waitUntilExit()
+        let took = clock.now - pressed
+        // Then it exits within the stop's grace, not at the pause's 5 minutes, and the page got the upstream's list
+        #expect(status == 0 && took < .seconds(5), "exit \(status) after \(took)")
+        let (_, response) = try await answer.value
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        // And it said it was stopping
+        let said = String(decoding: serve.process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        #expect(said.contains("Stopping: requests in flight have 5 s to finish."), "\(said)")
+    }
+
     @Test("demo data stored by another process stays valid after it exits: its pictures are served by kiosk serve")
     func demoDataIndependentOfPort() async throws {
         // Given `kiosk serve` running on a data folder
