@@ -250,14 +250,21 @@ extension CatalogService {
     }
 
     /// Deletes an item from a user-ordered list; deleting the last one fetches the list again and forgets the
-    /// edits, as the original app did. If that fetch fails (offline), the list stays empty and the error is thrown.
+    /// edits, as the original app did. If that fetch fails (offline), the last item is kept and the error is thrown.
     @discardableResult
     public func deleteFromUserOrder(source id: SourceID, itemID: String) async throws -> [CatalogItem] {
         _ = try userOrderedSource(id)
         let remaining = try database.deleteFromUserOrder(id, itemID: itemID, at: now())
         guard remaining == 0 else { return try database.userOrdered(id) }
-        let update = try await page(PageRequest(source: id), policy: .force)
-        if let error = update.error { throw error }
+        // The list starts over only from a list fetched: left empty, it stayed empty once back online (every item
+        // deleted) until a reset, though the command had failed.
+        do {
+            let update = try await page(PageRequest(source: id), policy: .force)
+            if let error = update.error { throw error }
+        } catch {
+            try database.restoreInUserOrder(id, itemID: itemID)
+            throw error
+        }
         try database.resetUserOrder(id)
         return try database.userOrdered(id)
     }

@@ -20,9 +20,12 @@ struct DogsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                let before = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs)).page.items
                 let dogs = try await runtime.kiosk.catalog.deleteFromUserOrder(source: .dogs, itemID: id)
-                Output.human("Deleted \(id). \(dogs.count) \(dogs.count == 1 ? "dog" : "dogs") left.")
+                let count = "\(dogs.count) \(dogs.count == 1 ? "dog" : "dogs")"
+                // The last one deleted, the list was fetched again: the count is of a list started over, not of what is "left".
+                Output.human(before.map(\.itemID) == [id] ? "Deleted \(id), the last dog: the list starts over with \(count)."
+                                                           : "Deleted \(id). \(count) left.")
             }
         }
     }

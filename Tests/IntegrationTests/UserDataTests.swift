@@ -67,6 +67,26 @@ struct UserDataTests {
         }
     }
 
+    @Test("Deleting the last dog offline fails and keeps it: back online the list is that dog, and deleting it then starts the list over")
+    func deletingLastDogOffline() async throws {
+        try await withHarness { h in
+            // Given the dogs list with one dog left
+            let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
+            for dog in dogs.dropLast() { try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: dog.itemID) }
+            let last = try #require(dogs.last).itemID
+            // When it is deleted with the upstream unreachable
+            try await h.setOffline(true)
+            await #expect(throws: KioskError.self) { try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: last) }
+            // Then the failed delete changed nothing: the dog is still the list, offline and once back online
+            #expect(try h.database.userOrdered(.dogs).map(\.itemID) == [last])
+            try await h.setOffline(false)
+            let refreshed = try await h.catalog.page(PageRequest(source: .dogs), policy: .force).page.items
+            #expect(refreshed.map(\.itemID) == [last])
+            // And deleted online, the list starts over
+            #expect(try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: last).count == dogs.count)
+        }
+    }
+
     @Test("Unknown dog ids and bad positions are clear errors that change nothing")
     func badDogEdits() async throws {
         try await withHarness { h in
