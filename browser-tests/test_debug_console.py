@@ -59,6 +59,24 @@ def test_a_request_made_in_another_tab_appears_in_the_open_console_and_after_a_s
     assert len(ids) == len(set(ids))
 
 
+def test_an_open_console_whose_feed_kiosk_refuses_loads_again_and_says_why(start_server, browser, tmp_path, monkeypatch):
+    # Given the console's list open and live
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir)
+    port = server.bound_port
+    browser.get(server.url("/debug"))
+    page_ready(browser)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    # When Kiosk comes back with its console locked by a token (as a revoked device's or an ended session's feed is
+    # refused): the browser's feed, trying again, gets no stream and never tries again by itself
+    server.stop()
+    monkeypatch.setenv("KIOSK_DEBUG_TOKEN", "3f9a1c07d2b84e6f5a0c9e1d7b2f4a86")
+    start_server(data_dir, port=port)
+    # Then the page loads again and says why: the login page, the rows of the log gone — not "Reconnecting…" for ever
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "form[action='/debug/login']"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "#results tbody tr")
+
+
 def test_a_filtered_console_receives_only_matching_requests(fresh_server, browser):
     fetch(fresh_server, "/api/nyt")
     browser.get(fresh_server.url("/debug?source=dogs"))

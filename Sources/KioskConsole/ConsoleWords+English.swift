@@ -8,6 +8,7 @@ extension ConsoleWords {
         debugger: "Debugger",
         live: "Live · ",
         reconnecting: "Reconnecting… · ",
+        notLive: "Not live: reload the page · ",
         requestsLogged: { "\($0) request\($0 == 1 ? "" : "s") logged" },
         logNotes: " · redacted at capture · newest first · ",
         exportHAR: "Export HAR",

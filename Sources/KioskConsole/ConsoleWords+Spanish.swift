@@ -8,6 +8,7 @@ extension ConsoleWords {
         debugger: "Depurador",
         live: "En directo · ",
         reconnecting: "Reconectando… · ",
+        notLive: "Sin directo: recarga la página · ",
         requestsLogged: { "\($0) solicitud\($0 == 1 ? "" : "es") registrada\($0 == 1 ? "" : "s")" },
         logNotes: " · con secretos ocultos al capturar · las más recientes primero · ",
         exportHAR: "Exportar HAR",

@@ -16,6 +16,8 @@ struct ConsoleWords: Sendable {
     /// The live feed's state, before the count.
     let live: String
     let reconnecting: String
+    /// The live list's feed refused by Kiosk, the page already loaded again once: it follows no more.
+    let notLive: String
     let requestsLogged: @Sendable (Int) -> String
     let logNotes: String
     let exportHAR: String
@@ -575,6 +577,7 @@ enum ScriptWords {
         let words = [
             "live": w.live,
             "reconnecting": w.reconnecting,
+            "notLive": w.notLive,
             "typeOf": w.typeOf,
             "typeString": w.typeString,
             "typeNumber": w.typeNumber,

@@ -29,6 +29,15 @@
     const source = feed = new EventSource(url);
     source.onopen = () => { if (status) { status.textContent = say("live"); status.classList.remove("stalled"); } };
     source.onerror = () => {
+      // A closed feed is one Kiosk answered with no stream (a device unpaired, a console's session ended, a token set
+      // since): the browser never tries again, so the page is loaded again to say why (the pairing or login page) —
+      // once in 30 s, after which the status says the list no longer follows.
+      if (source.readyState === EventSource.CLOSED) {
+        const key = "kiosk-feed-refused " + location.pathname, last = Number(sessionStorage.getItem(key) || 0);
+        if (Date.now() - last > 30000) { sessionStorage.setItem(key, String(Date.now())); location.reload(); return; }
+        if (status) { status.textContent = say("notLive"); status.classList.add("stalled"); }
+        return;
+      }
       if (status && source.readyState !== EventSource.OPEN) { status.textContent = say("reconnecting"); status.classList.add("stalled"); }
     };
     source.addEventListener("exchanges", event => {
