@@ -219,6 +219,29 @@ public struct ListenerPolicy: Sendable {
         return isValidName(host) ? nil : "neither an IP address nor a host name"
     }
 
+    /// Why an `--allowed-host` value cannot be taken, nil when it can: a host name whose every label has a letter or a
+    /// digit and neither starts nor ends with `-`, or a domain (`.example.com`) of someone's own — not a top-level
+    /// domain nor a registry's (`.com`, `.co.uk`), under which any site's name could be pointed at Kiosk (DNS rebinding).
+    public static func allowedHostProblem(_ text: String) -> String? {
+        guard isValidName(text) else {
+            return "is not a host name (letters, digits, - and dots; .example.com for a domain and its subdomains; addresses are always answered)"
+        }
+        let name = normalized(text), domain = name.hasPrefix(".")
+        let labels = (domain ? String(name.dropFirst()) : name).split(separator: ".", omittingEmptySubsequences: false)
+        if let bad = labels.first(where: { label in
+            !label.utf8.contains { (48...57).contains($0) || (97...122).contains($0) } || label.hasPrefix("-") || label.hasSuffix("-")
+        }) {
+            return "is not a host name: its label “\(bad.prefix(63))” needs a letter or a digit, and may not start or end with -"
+        }
+        guard domain else { return nil }
+        let registries: Set<Substring> = ["ac", "co", "com", "edu", "go", "gob", "gov", "ltd", "mil", "ne", "net", "or", "org", "plc", "sch"]
+        if labels.count == 1 || (labels.count == 2 && registries.contains(labels[0]) && labels[1].allSatisfy(\.isLetter)) {
+            return "would answer every name under \(name.dropFirst()), a domain that is no one's own: any web site's name there could "
+                + "be pointed at Kiosk and its pages act on it (DNS rebinding); give your own domain (.example.com) or names"
+        }
+        return nil
+    }
+
     /// Whether an `--allowed-host` value is a name this policy can hold: an exact name or `.domain`, of
     /// letters, digits, `-`, `_` and dots, not an address (addresses are always answered).
     public static func isValidName(_ text: String) -> Bool {

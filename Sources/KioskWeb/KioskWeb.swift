@@ -71,9 +71,8 @@ public struct WebConfiguration: Sendable {
     /// characters a header cannot carry, an `allowedHosts` entry that is not a host name.
     public func validate() throws {
         if let debugToken { try Self.validate(debugToken: debugToken) }
-        if let bad = allowedHosts.first(where: { !ListenerPolicy.isValidName($0) }) {
-            throw KioskError.invalidRequest("--allowed-host \(bad.prefix(80)) is not a host name (letters, digits, - and dots; "
-                                            + ".example.com for a domain and its subdomains; addresses are always answered)")
+        for host in allowedHosts {
+            if let problem = ListenerPolicy.allowedHostProblem(host) { throw KioskError.invalidRequest("--allowed-host \(host.prefix(80)) \(problem)") }
         }
     }
 

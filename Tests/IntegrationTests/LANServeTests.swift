@@ -68,6 +68,7 @@ struct LANServeTests {
         (["--port", "0"], ["KIOSK_DEBUG_TOKEN": "guessable"], "needs at least 24"),
         (["--port", "0", "--allowed-host", "kiosk example"], [:], "--allowed-host kiosk example is not a host name"),
         (["--port", "0", "--allowed-host", "192.168.1.4"], [:], "addresses are always answered"),
+        (["--port", "0", "--allowed-host", ".com"], [:], "--allowed-host .com would answer every name under com"),
     ])
     func configurationRefusals(arguments: [String], environment: [String: String], reason: String) throws {
         let cli = CLI()

@@ -13,6 +13,17 @@ struct ListenerPolicyTests {
         #expect(problem == nil ? said == nil : said?.contains(problem!) == true, "\(String(describing: said))")
     }
 
+    @Test("An allowed host is a name or a domain of someone's own: a top-level or registry domain (.com, .co.uk), or a label without a letter or digit, is refused")
+    func allowedHosts() {
+        for taken in ["kiosk.example", ".lan.example", ".example.co.uk", "my-pi", "_kiosk._tcp.local", ".home.arpa", "KIOSK.EXAMPLE."] {
+            #expect(ListenerPolicy.allowedHostProblem(taken) == nil, "\(taken)")
+        }
+        for refused in [".com", ".co.uk", ".COM.", ".org.au", ".uk", "-", "_", ".-", "-kiosk.example", "kiosk-.example", "a..b", "10.0.0.1"] {
+            #expect(ListenerPolicy.allowedHostProblem(refused) != nil, "\(refused)")
+        }
+        #expect(ListenerPolicy.allowedHostProblem(".co.uk")?.contains("every name under co.uk") == true)
+    }
+
     @Test("A Host header's host is read with or without a port, lowercased, without a trailing dot or brackets", arguments: [
         ("localhost", "localhost"), ("LocalHost:8080", "localhost"), ("localhost.", "localhost"), ("127.0.0.1:80", "127.0.0.1"),
         ("[::1]:8080", "::1"), ("[::1]", "::1"), ("[::ffff:127.0.0.1]:1", "::ffff:127.0.0.1"), ("kiosk_box.lan", "kiosk_box.lan"),
