@@ -116,6 +116,30 @@ def test_a_phone_whose_browser_text_is_twice_its_size_neither_scrolls_sideways_n
         driver.quit()
 
 
+def test_a_phone_whose_browser_text_is_twice_its_size_uses_the_console_without_scrolling_sideways(server):
+    # Given a phone whose browser text is at 200%, in Spanish and in English, and a request logged
+    server.api("/api/dogs")
+    request = server.api("/debug/api/requests?limit=1")[0]["id"]
+    for language in ("es", "en"):
+        driver = new_driver(PHONE, language=language, text_size=32)
+        try:
+            for path in ("/debug", f"/debug/requests/{request}", "/debug/endpoints", "/debug/rules/new", "/debug/mocks", "/debug/insights"):
+                # When a console page opens
+                driver.get(server.url(path))
+                page_ready(driver)
+                # Then nothing on it is wider than the screen: the widest menus and fields wrap or shrink to it
+                wide = driver.execute_script("""
+                    return [...document.querySelectorAll('main select, main input, main textarea, main button, main label')]
+                      .filter(e => e.getBoundingClientRect().right > arguments[0] + 0.5)
+                      .map(e => `${e.tagName} ${e.name || e.id || e.textContent.trim().slice(0, 30)} ${Math.round(e.getBoundingClientRect().right)}`);""", PHONE[0])
+                widths = driver.execute_script("return {page: document.documentElement.scrollWidth, screen: innerWidth}")
+                if widths["page"] > PHONE[0] or wide:
+                    screenshot(driver, f"console-text-200-{language}-" + path.strip("/").replace("/", "-"), PHONE)
+                assert widths["page"] <= PHONE[0] and not wide, (language, path, widths, wide)
+        finally:
+            driver.quit()
+
+
 def test_on_a_phone_in_spanish_the_dogs_editor_breaks_no_name_inside_a_word(fresh_server):
     # Given a phone in Spanish at its usual text size, whose buttons ("Eliminar") are wider than English's
     driver = new_driver(PHONE, language="es")
