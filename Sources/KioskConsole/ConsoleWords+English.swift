@@ -438,6 +438,13 @@ extension ConsoleWords {
         noSuchMock: { "There is no mock rule \($0)." },
         noSuchEndpoint: { "There is no endpoint named “\($0)”." },
         badRequestID: "A request id is a positive whole number.",
+        badRuleID: "A rule id is a positive whole number.",
+        badStoredAnswerID: "A stored answer's id is a positive whole number.",
+        noSuchRuleAction: "A rule has no such action (enable, disable, delete).",
+        nothingToMock: { "Request #\($0) has no response to mock." },
+        mockBodyCut: { "Request #\($0)'s body was truncated at capture, so it cannot be replayed whole." },
+        proxyHasNoCA: "This proxy does not read HTTPS: it has no CA.",
+        noSuchDownload: { "Nothing here: \($0) lists the downloads." },
         noStoredAnswer: { "No stored answer has the id \($0); it may have been evicted or cleared." },
         noProxyCache: "No proxy cache runs in this process: kiosk proxy keeps one, with this console beside it.",
         listQueryProblem: { problem in

@@ -486,6 +486,13 @@ extension ConsoleWords {
         noSuchMock: { "No hay ninguna regla de simulación n.º \($0)." },
         noSuchEndpoint: { "No hay ningún endpoint llamado «\($0)»." },
         badRequestID: "Un id de solicitud es un número entero positivo.",
+        badRuleID: "Un id de regla es un número entero positivo.",
+        badStoredAnswerID: "El id de una respuesta guardada es un número entero positivo.",
+        noSuchRuleAction: "Una regla no tiene esa acción (enable, disable, delete).",
+        nothingToMock: { "La solicitud n.º \($0) no tiene respuesta que simular." },
+        mockBodyCut: { "El cuerpo de la solicitud n.º \($0) se recortó al capturarlo, así que no se puede reproducir entero." },
+        proxyHasNoCA: "Este proxy no lee HTTPS: no tiene CA.",
+        noSuchDownload: { "Aquí no hay nada: \($0) enumera las descargas." },
         noStoredAnswer: { "Ninguna respuesta guardada tiene el id \($0); puede que se haya descartado o borrado." },
         noProxyCache: "Este proceso no tiene caché de proxy: la tiene kiosk proxy, con esta consola a su lado.",
         listQueryProblem: { problem in

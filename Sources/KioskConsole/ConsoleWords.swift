@@ -484,6 +484,16 @@ struct ConsoleWords: Sendable {
     let noSuchMock: @Sendable (Int) -> String
     let noSuchEndpoint: @Sendable (String) -> String
     let badRequestID: String
+    let badRuleID: String
+    let badStoredAnswerID: String
+    /// A rule's or mock's form posted to an action it has not (enable, disable, delete, reset-hits).
+    let noSuchRuleAction: String
+    /// Make a mock pressed on a request with no answer, or one whose body was cut at capture (its id).
+    let nothingToMock: @Sendable (Int64) -> String
+    let mockBodyCut: @Sendable (Int64) -> String
+    /// The proxy's CA downloads asked of a proxy that reads no HTTPS, and a download it has not (the page listing them).
+    let proxyHasNoCA: String
+    let noSuchDownload: @Sendable (String) -> String
     /// A stored answer's id that names none (evicted, cleared, or never).
     let noStoredAnswer: @Sendable (Int64) -> String
     /// A proxy cache's page asked of `kiosk serve`, which runs none.

@@ -17,10 +17,10 @@ extension DebugController {
             _ = try await CSRFProtection.verifiedForm(request)
             let record = try record(try context.parameters.require("id"))
             guard let status = record.status, let body = record.responseBody else {
-                throw WebError.badRequest("Request #\(record.id) has no response to mock.")
+                throw WebError.consoleBadRequest { $0.nothingToMock(record.id) }
             }
             guard !body.isTruncated else {
-                throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
+                throw WebError.consoleBadRequest { $0.mockBodyCut(record.id) }
             }
             let headers = record.responseHeaders.filter { MockRule.keepsRecorded($0, method: record.method) }
             let mocks = kiosk.debugger.mocks
@@ -66,13 +66,13 @@ extension DebugController {
         }
         debug.on(.mockAction) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
-            guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
+            guard let id = Int(try context.parameters.require("id")) else { throw WebError.consoleBadRequest { $0.badRuleID } }
             do {
                 switch try context.parameters.require("action") {
                 case "enable": try kiosk.debugger.mocks.setEnabled(true, id: id)
                 case "disable": try kiosk.debugger.mocks.setEnabled(false, id: id)
                 case "delete": try kiosk.debugger.mocks.remove(id: id)
-                default: throw WebError.notFound("There is no such action on a mock rule.")
+                default: throw WebError.consoleNotFound { $0.noSuchRuleAction }
                 }
             } catch KioskError.notFound {
                 throw WebError.consoleNotFound { $0.noSuchMock(id) }
@@ -83,7 +83,7 @@ extension DebugController {
 
     /// The mock rule whose id is `raw`; a 400 for what is no id, the console's 404 for one it has not.
     private func existingMock(_ raw: String) throws -> MockRule {
-        guard let id = Int(raw), id > 0 else { throw WebError.badRequest("A rule id is a positive whole number.") }
+        guard let id = Int(raw), id > 0 else { throw WebError.consoleBadRequest { $0.badRuleID } }
         do {
             return try kiosk.debugger.mocks.rule(id: id)
         } catch KioskError.notFound {

@@ -50,7 +50,7 @@ extension DebugController {
                 case "delete":
                     try rules.remove(id: id)
                     return WebController.seeOther(ConsoleRoute.rules.path)
-                default: throw WebError.notFound("There is no such action on a rewrite rule.")
+                default: throw WebError.consoleNotFound { $0.noSuchRuleAction }
                 }
             } catch KioskError.notFound {
                 throw WebError.consoleNotFound { $0.noSuchRule(id) }
@@ -120,7 +120,7 @@ extension DebugController {
     }
 
     private func ruleID(_ raw: String) throws -> Int {
-        guard let id = Int(raw), id > 0 else { throw WebError.badRequest("A rule id is a positive whole number.") }
+        guard let id = Int(raw), id > 0 else { throw WebError.consoleBadRequest { $0.badRuleID } }
         return id
     }
 

@@ -122,7 +122,7 @@ struct DebugController: Sendable {
         }
         debug.on(.proxyCacheEntry) { _, context in
             guard let raw = context.parameters.get("id"), let id = Int64(raw), id > 0 else {
-                throw WebError.notFound("A stored answer's id is a positive whole number.")
+                throw WebError.consoleNotFound { $0.badStoredAnswerID }
             }
             guard kiosk.proxyCacheSettings != nil else { throw Self.noProxyCache }
             guard let entry = try kiosk.redactedProxyCacheEntry(id: id) else {
@@ -154,17 +154,17 @@ struct DebugController: Sendable {
         }
         debug.on(.proxyCertificate) { _, context in
             // The CA's certificate only (what apps must trust); its key never leaves the data directory.
-            guard let pem = kiosk.proxyOverview()?.certificatePEM else { throw WebError.notFound("This proxy does not read HTTPS: it has no CA.") }
+            guard let pem = kiosk.proxyOverview()?.certificatePEM else { throw WebError.consoleNotFound { $0.proxyHasNoCA } }
             let file = try context.parameters.require("file")
             let (body, type): ([UInt8], String)
             switch file {
             case "ca.pem": (body, type) = (Array(pem.utf8), "application/x-pem-file")
             case "ca.crt": (body, type) = (DebugPages.der(fromPEM: pem), "application/x-x509-ca-cert")
             case "ca.mobileconfig":
-                guard let fingerprint = kiosk.proxyOverview()?.fingerprint else { throw WebError.notFound("This proxy has no CA.") }
+                guard let fingerprint = kiosk.proxyOverview()?.fingerprint else { throw WebError.consoleNotFound { $0.proxyHasNoCA } }
                 (body, type) = (ProxyGuide.configurationProfile(certificateDER: Data(DebugPages.der(fromPEM: pem)), fingerprint: fingerprint),
                                 "application/x-apple-aspen-config")
-            default: throw WebError.notFound("Nothing here: \(ConsoleRoute.proxy.path) lists the downloads.")
+            default: throw WebError.consoleNotFound { $0.noSuchDownload(ConsoleRoute.proxy.path) }
             }
             let name = ["ca.pem": "kiosk-proxy-ca.pem", "ca.crt": "kiosk-proxy-ca.crt"][file] ?? "kiosk-proxy.mobileconfig"
             return Response(status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""],

@@ -96,6 +96,9 @@ struct ConsoleLanguageTests {
             ("/debug/requests/abc", "Un id de solicitud es un número entero positivo.", "A request id is a positive whole number."),
             ("/debug/diff?a=x", "Indica dos ids de solicitud para comparar", "Give two request ids to compare"),
             ("/debug/paused/7", "La solicitud n.º 7 ya no está en pausa", "Request 7 is not paused any more"),
+            ("/debug/rules/abc", "Un id de regla es un número entero positivo.", "A rule id is a positive whole number."),
+            ("/debug/mocks/0", "Un id de regla es un número entero positivo.", "A rule id is a positive whole number."),
+            ("/debug/proxy/cache/abc", "El id de una respuesta guardada es un número entero positivo.", "id is a positive whole number."),
           ])
     func consoleErrorsInSpanish(path: String, spanish: String, english: String) async throws {
         try await withWeb { _, client in
