@@ -20,8 +20,9 @@ struct DogsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                let before = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs)).page.items
-                let dogs = try await runtime.kiosk.catalog.deleteFromUserOrder(source: .dogs, itemID: id)
+                let fetched = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                let before = fetched.page.items
+                let dogs = try await DogsCommand.unlessNotKept(fetched) { try await runtime.kiosk.catalog.deleteFromUserOrder(source: .dogs, itemID: id) }
                 let count = "\(dogs.count) \(dogs.count == 1 ? "dog" : "dogs")"
                 // The last one deleted, the list was fetched again: the count is of a list started over, not of what is "left".
                 Output.human(before.map(\.itemID) == [id] ? "Deleted \(id), the last dog: the list starts over with \(count)."
@@ -43,11 +44,21 @@ struct DogsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
-                let dogs = try runtime.kiosk.catalog.moveInUserOrder(source: .dogs, itemID: id, to: position - 1)
+                let fetched = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                let dogs = try await DogsCommand.unlessNotKept(fetched) { try runtime.kiosk.catalog.moveInUserOrder(source: .dogs, itemID: id, to: position - 1) }
                 Output.human(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
                     .joined(separator: "\n"))
             }
+        }
+    }
+
+    /// `edit`'s result; when it finds no such dog in a list that could not be stored (a full disk), why it could not,
+    /// rather than a dog "not in the list" the user can see in it.
+    static func unlessNotKept<T>(_ fetched: CatalogUpdate, _ edit: () async throws -> T) async throws -> T {
+        do {
+            return try await edit()
+        } catch KioskError.notFound(let message) {
+            throw fetched.notKept ?? KioskError.notFound(message)
         }
     }
 

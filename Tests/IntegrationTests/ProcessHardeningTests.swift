@@ -141,6 +141,24 @@ struct ProcessHardeningTests {
         }
     }
 
+    @Test("on a full disk, deleting or moving a dog whose list could not be stored says the disk is full, not that the dog is not in it",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func dogEditsOnAFullDisk() throws {
+        // Given a data folder on a 3 MB file system where the dogs list was never stored, filled up
+        let cli = CLI()
+        try Self.onSmallDisk(cli) { folder, shell in
+            #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=64k 2>/dev/null")
+            // When a dog is deleted, and one moved
+            for arguments in [["dogs", "delete", "rex"], ["dogs", "move", "rex", "2"]] {
+                let run = try cli.run(arguments)
+                // Then each fails as storage's failure (exit 1), saying the disk is full, and not that rex is not in the list
+                #expect(run.status == 1 && run.stderr.contains("disk is full") && !run.stderr.contains("not in the Dogs list"),
+                        "\(arguments): \(run.status) \(run.stderr)")
+            }
+        }
+    }
+
     /// Mounts a 3 MB tmpfs on `cli`'s data folder for `body`, given the folder and a shell to run commands in, and
     /// unmounts it after. Its owner's only: a tmpfs's root is otherwise 1777, which Kiosk refuses (anyone could put files
     /// there).
