@@ -210,7 +210,8 @@ enum ProxyMessages {
             return address.description
         }
         if name.hasSuffix("."), !name.hasSuffix("..") { name.removeLast() }
-        if let address = IPAddress(literal: name) { return address.description }
+        // (The address parser takes a `%zone` after IPv4 too, `127.0.0.1%lo`: no host has one.)
+        if !name.contains("%"), let address = IPAddress(literal: name) { return address.description }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
         guard !name.isEmpty, name.utf8.count <= 253, labels.allSatisfy({ label in
             (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { byte in

@@ -23,6 +23,8 @@ struct TunnelTargetTests {
             ("127.0.0.1:+443", nil), ("127.0.0.1:0443x", nil), ("café.test:443", nil), ("*.test:443", nil), ("host:65536", nil),
             // (IPv6 only in brackets, without a zone: `1::2:3` is itself an address, where its port starts a guess)
             ("::1:443", nil), ("1::2:3", nil), ("[fe80::1%25eth0]:443", nil), ("[fe80::1%eth0]:443", nil),
+            // (nor after IPv4, which the address parser would take)
+            ("127.0.0.1%lo:443", nil), ("127.0.0.1%00.evil:443", nil), ("10.0.0.1%lo:443", nil),
           ] as [(String, String?)])
     func tunnelTargets(target: String, expected: String?) {
         // Given a CONNECT's authority-form target, when it is read, then it is the host named, or refused
