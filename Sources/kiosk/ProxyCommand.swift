@@ -296,6 +296,11 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let dataDir = global.openedDataDir(kiosk)
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
+            // A shell that ran `eval "$(kiosk proxy env)"` points these at the proxy itself: apps' requests never take them.
+            let environment = ProcessInfo.processInfo.environment
+            if let name = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"].first(where: { !(environment[$0] ?? "").isEmpty }) {
+                Output.human("Note: \(name) is set; apps' requests go to their upstreams directly, not through it (it is for Kiosk's own catalogs).")
+            }
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                     onTunnel: { kiosk.recordTunnel($0) },
                                     onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) }) { bound in

@@ -764,6 +764,20 @@ struct LogCLITests {
         #expect(!output.contains("shown this once") && !output.contains("http://kiosk:"), "\(output)")
     }
 
+    @Test("kiosk proxy started with HTTPS_PROXY set says apps' requests do not take it (a shell that ran kiosk proxy env points it at the proxy)")
+    func proxySaysItIgnoresTheProxyVariables() throws {
+        let cli = CLI()
+        var environment = ProcessInfo.processInfo.environment
+        environment["HTTPS_PROXY"] = "http://127.0.0.1:9"
+        let child = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--data-dir", cli.dataDirectory.path],
+                                     environment: environment, stdout: .pipe, stderr: .null)
+        var output = try child.printed(until: "Console on", "Kiosk proxy on")
+        child.signal(SIGINT)
+        _ = child.waitUntilExit()
+        output += String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        #expect(output.contains("Note: HTTPS_PROXY is set; apps' requests go to their upstreams directly, not through it"), "\(output)")
+    }
+
     @Test("kiosk proxy refuses cache settings out of range, naming the flag: --cache-size, --fallback-after")
     func proxyCacheFlagsOutOfRange() throws {
         let cli = CLI()
