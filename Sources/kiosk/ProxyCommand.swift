@@ -499,9 +499,12 @@ struct ProxyEnvCommand: AsyncParsableCommand {
 extension ProxyEnvCommand {
     /// The JVM's options for the proxy: `http(s).proxyHost` and `Port`, `http.nonProxyHosts` (which HTTPS reads too) from
     /// --no-proxy in Java's spelling (`|` between hosts, `*.example.com` for `.example.com`, an IPv6 address bracketed),
-    /// and the trust store. A value with a space is double-quoted, as the JVM reads JAVA_TOOL_OPTIONS.
+    /// and the trust store. A value with a space or a quote is quoted, as the JVM reads JAVA_TOOL_OPTIONS: in double
+    /// quotes, or in single ones when it holds a double quote (either quote groups, and the other is then plain).
     func javaOptions(trustStore: String) -> String {
-        let quoted = { (value: String) in value.contains(" ") ? "\"\(value)\"" : value }
+        let quoted = { (value: String) in
+            value.contains("\"") ? "'\(value)'" : value.contains(" ") || value.contains("'") ? "\"\(value)\"" : value
+        }
         let hosts = noProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { host in
             host.hasPrefix(".") ? "*" + host : host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         }

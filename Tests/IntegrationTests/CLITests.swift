@@ -858,6 +858,22 @@ struct LogCLITests {
         #expect(listed.stdout.contains("kiosk-proxy-ca, "), "\(listed.stdout.prefix(500))")
     }
 
+    @Test("kiosk proxy env for a data folder whose name holds a quote and a space gives Java options the JVM reads: the trust store's path whole")
+    func proxyEnvironmentForAQuotedFolder() throws {
+        // Given a data folder named with a single quote and a space
+        let cli = CLI()
+        let folder = cli.dataDirectory.appendingPathComponent("q'uote dir")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let block = try cli.run(["proxy", "env", "--port", "9999", "--data-dir", folder.path], dataDir: false)
+        #expect(block.status == 0, "\(block.stderr)")
+        // When a shell evaluates the block and starts Java (scripts/test.sh installs it where it is missing)
+        let java = try #require(["/usr/bin/java", "/usr/lib/jvm/default-java/bin/java"].first(where: FileManager.default.isExecutableFile))
+        let shell = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", block.stdout + "\n\"$0\" -XshowSettings:properties -version 2>&1", java])
+        // Then the JVM starts, reading the trust store's path whole
+        #expect(shell.status == 0, "\(shell.stdout)")
+        #expect(shell.stdout.contains("javax.net.ssl.trustStore = \(folder.path)/kiosk-proxy-truststore.p12"), "\(shell.stdout)")
+    }
+
     @Test("kiosk proxy on a port of its choosing prints the proxy env line for that port and data folder, which a shell evaluates as printed, from any folder")
     func proxyPrintsItsEnvLine() throws {
         // Given a proxy started on port 0 in a data folder of its own (a space in its name), named relative to where it ran
