@@ -52,14 +52,16 @@ extension AppDatabase {
         try read("read what changed since \(date)") { db in
             var changes: [CatalogChanges] = []
             for source in sources {
-                // Through the updatedAt index: only the rows changed since are read.
+                // Through the updatedAt index: only the rows changed since are read. An item the reader deleted from a
+                // list of theirs (a dog) is no news: the list does not show it.
                 guard let counts = try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT count(*), total(firstSeenAt > ?1) FROM item WHERE updatedAt > ?1 AND source = ?2
+                    SELECT count(*), total(firstSeenAt > ?1) FROM item WHERE updatedAt > ?1 AND source = ?2 AND \(Self.notDeleted("item"))
                     """), arguments: [date.storedValue, source.rawValue]) else { continue }
                 let changed: Int = counts[0], added = Int(counts[1] as Double)
                 guard changed > 0 else { continue }
                 let items = try Self.fetchItems(db, sql: """
-                    SELECT payload FROM item WHERE updatedAt > ? AND source = ? ORDER BY updatedAt DESC, id LIMIT ?
+                    SELECT payload FROM item WHERE updatedAt > ? AND source = ? AND \(Self.notDeleted("item"))
+                    ORDER BY updatedAt DESC, id LIMIT ?
                     """, arguments: [date.storedValue, source.rawValue, latest])
                 changes.append(CatalogChanges(source: source, added: added, updated: changed - added, latest: items))
             }

@@ -83,6 +83,22 @@ struct ReaderActivityTests {
         #expect(try database.changes(since: clock.now(), latest: 5, sources: [.nyt, .rickandmorty]).isEmpty)
     }
 
+    @Test("A dog the reader deleted from their list is not counted nor shown as new since the last visit")
+    func deletedItemsAreNoNews() throws {
+        // Given a visit, then the dogs list stored, and one dog deleted from it
+        let clock = StoreClock()
+        let database = try AppDatabase.inMemory(now: clock.now)
+        let visit = clock.now()
+        clock.advance(60)
+        _ = try database.mergeUserOrder(Fixtures.dogs("A", "B", "C"), source: .dogs)
+        try database.deleteFromUserOrder(.dogs, itemID: "B", at: clock.now())
+        // When Home asks what changed since the visit
+        let changes = try database.changes(since: visit, latest: 5, sources: [.dogs])
+        // Then the dogs the list shows are new, the deleted one is not
+        #expect(changes.first?.added == 2)
+        #expect(changes.first?.latest.map(\.itemID).sorted() == ["A", "C"])
+    }
+
     @Test("A store written before items had a first sight counts its items as updated, not new, when they change")
     func upgradedStore() throws {
         // Given a store file at the previous release's schema (v7) holding an article
