@@ -159,6 +159,12 @@ final class VersionlessRequestLine: ChannelInboundHandler, RemovableChannelHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
+        // A TLS handshake record (0x16) where a request line starts: the app was given the proxy as https:// (a common
+        // HTTPS_PROXY=https://… slip), which llhttp would call a bad method.
+        if !started, buffer.readableBytesView.first(where: { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }) == 0x16 {
+            return refuse(context, "Kiosk's proxy speaks plain HTTP, and this connection began a TLS handshake: give the proxy as "
+                          + "http://host:port (HTTPS_PROXY=http://…, not https://); HTTPS goes inside its CONNECT.")
+        }
         var ended = false
         buffer.withUnsafeReadableBytes { bytes in
             for byte in bytes {
@@ -172,14 +178,24 @@ final class VersionlessRequestLine: ChannelInboundHandler, RemovableChannelHandl
             }
         }
         guard ended else { return context.fireChannelRead(data) }
+        // A method alone (`CONNECT`, typed by hand): llhttp would call it a bad method, though it knows it.
+        if spaces == 0 {
+            return refuse(context, "This request line is a method alone: write it as METHOD target HTTP/1.1 (CONNECT takes host:port, "
+                          + "as CONNECT example.com:443 HTTP/1.1).")
+        }
         guard spaces == 1 else {
             context.fireChannelRead(data)
             // Once what it read is passed on: a handler that left hands nothing on.
             return context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
         // The decoder holds the line's start and would wait on; it is given nothing more.
-        let text = "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names no version (HTTP/0.9, or a line cut "
-            + "short): write it as METHOD target HTTP/1.1.\n"
+        refuse(context, "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names no version (HTTP/0.9, or a line cut "
+               + "short): write it as METHOD target HTTP/1.1.")
+    }
+
+    /// Answers `sentence` in a 400 written as bytes, and closes the connection.
+    private func refuse(_ context: ChannelHandlerContext, _ sentence: String) {
+        let text = sentence + "\n"
         let answer = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             + "Content-Length: \(text.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\nVia: \(via)\r\n\r\n" + text
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer)))

@@ -633,6 +633,9 @@ struct ForwardProxyTests {
         ("GET http://example.test/?raw=\u{FC} HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a byte outside ASCII"),
         ("GET http://example.test/\r\n", "400 Bad Request", "names no version (HTTP/0.9"),
         ("\r\nGET /\n", "400 Bad Request", "names no version (HTTP/0.9"),
+        // A TLS hello where a request line starts (the proxy given as https://), and a method alone, each said as what it is
+        ("\u{16}\u{03}\u{01}\u{00}\u{05}\u{01}\u{00}\u{00}\u{01}\u{03}", "400 Bad Request", "began a TLS handshake"),
+        ("CONNECT\r\n\r\n", "400 Bad Request", "a method alone"),
         ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
          "400 Bad Request", "given twice"),
         // A head NIO hands on before its framing fails: answered once (a second answer ended the process)
