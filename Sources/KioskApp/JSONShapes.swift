@@ -77,6 +77,8 @@ public struct StatusJSON: Encodable, Sendable {
     public let freshUntil: Date
     public let ageSeconds: Int
     public let error: String?
+    /// Why an answer fetched was not stored (a full disk); nil when it was, or when nothing was fetched.
+    public let notStored: String?
 
     public init(_ update: CatalogUpdate) {
         origin = update.origin.rawValue
@@ -86,9 +88,10 @@ public struct StatusJSON: Encodable, Sendable {
         freshUntil = update.metadata.freshUntil
         ageSeconds = Int(update.age)
         error = update.error?.description
+        notStored = update.notKept?.description
     }
 
-    /// Encodes every key, `error` `null` when there was none.
+    /// Encodes every key, `error` and `notStored` `null` when there was none.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(origin, forKey: .origin)
@@ -98,9 +101,10 @@ public struct StatusJSON: Encodable, Sendable {
         try container.encode(freshUntil, forKey: .freshUntil)
         try container.encode(ageSeconds, forKey: .ageSeconds)
         try container.encode(error, forKey: .error)
+        try container.encode(notStored, forKey: .notStored)
     }
 
-    private enum CodingKeys: String, CodingKey { case origin, stale, offline, fetchedAt, freshUntil, ageSeconds, error }
+    private enum CodingKeys: String, CodingKey { case origin, stale, offline, fetchedAt, freshUntil, ageSeconds, error, notStored }
 }
 
 /// One item: `kiosk show --json`.

@@ -141,7 +141,7 @@ struct ProcessHardeningTests {
         }
     }
 
-    @Test("on a full disk, deleting or moving a dog whose list could not be stored says the disk is full, not that the dog is not in it",
+    @Test("on a full disk, deleting or moving a dog whose list could not be stored says the disk is full, not that the dog is not in it; a page fetched says it was not stored",
           .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func dogEditsOnAFullDisk() throws {
         // Given a data folder on a 3 MB file system where the dogs list was never stored, filled up
@@ -156,6 +156,11 @@ struct ProcessHardeningTests {
                 #expect(run.status == 1 && run.stderr.contains("disk is full") && !run.stderr.contains("not in the Dogs list"),
                         "\(arguments): \(run.status) \(run.stderr)")
             }
+            // And a page fetched then, shown as JSON, says it was not stored, and why
+            let listed = try cli.run(["list", "rickandmorty", "--page", "2", "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+            let status = try #require(object["status"] as? [String: Any])
+            #expect(status["origin"] as? String == "network" && (status["notStored"] as? String)?.contains("disk is full") == true, "\(status)")
         }
     }
 

@@ -173,7 +173,7 @@ struct WebRouteTests {
             #expect(pageJSON["page"] as? Int == 2)
             #expect(pageJSON["totalPages"] as? Int == 42)
             let status = try #require(pageJSON["status"] as? [String: Any])
-            #expect(Set(status.keys) == ["origin", "stale", "offline", "fetchedAt", "freshUntil", "ageSeconds", "error"])
+            #expect(Set(status.keys) == ["origin", "stale", "offline", "fetchedAt", "freshUntil", "ageSeconds", "error", "notStored"])
             let itemJSON = try item.json()
             // (what is not known is null, as docs/API.md shows it, never an absent key)
             #expect(Set(itemJSON.keys) == ["item", "favorite", "origin", "error", "linked"] && itemJSON["error"] is NSNull)
