@@ -203,8 +203,16 @@ public final class Kiosk: Sendable {
         let pausing = BreakpointTransport(base: retrying, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
         // The gate above the connectivity monitor: an origin that asked Kiosk to wait is not asked meanwhile, nor its
         // stand-in answer taken for a sign of the network's state.
+        // What an earlier process was asked to wait for still holds (a script running the CLI in a loop).
+        let pauses = (try? database.originPauses(at: dependencies.now())) ?? []
+        let closedBefore = Dictionary(pauses.compactMap { pause in
+            URL(string: pause.origin).flatMap(Origin.init).map { ($0, (until: pause.until, status: pause.status)) }
+        }, uniquingKeysWith: { first, _ in first })
         let transport = CoalescingTransport(base: RateLimitGate(base: MonitoredTransport(base: pausing, monitor: connectivity),
-                                                                longerThan: configuration.retry.maxRetryAfter, now: dependencies.now))
+                                                                longerThan: configuration.retry.maxRetryAfter, now: dependencies.now,
+                                                                closedBefore: closedBefore, onClose: { origin, until, status in
+            try? database.setOriginPause(origin.description, until: until, status: status)
+        }))
 
         let now = dependencies.now
         var recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)?

@@ -16,15 +16,23 @@ public final class RateLimitGate: HTTPTransport {
     /// keep a catalog from ever being asked again while the process runs.
     private let longest: Duration
     /// Each closed origin: until when, and the status it answered.
-    private let closed = Mutex<[Origin: (until: Date, status: Int)]>([:])
+    private let closed: Mutex<[Origin: (until: Date, status: Int)]>
+    /// Told of each origin it closes, to keep it for the next process (`closedBefore`).
+    private let onClose: (@Sendable (Origin, Date, Int) -> Void)?
 
-    /// Wraps `base`, closing an origin for the `Retry-After` it asks past `longerThan`, at most `longest`, on `now`'s clock.
+    /// Wraps `base`, closing an origin for the `Retry-After` it asks past `longerThan`, at most `longest`, on `now`'s clock;
+    /// `closedBefore` are the origins an earlier process closed, and `onClose` hears of each this one closes.
     public init(base: any HTTPTransport, longerThan: Duration = RetryPolicy().maxRetryAfter, longest: Duration = .seconds(3600),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                now: @escaping @Sendable () -> Date = { Date() }, closedBefore: [Origin: (until: Date, status: Int)] = [:],
+                onClose: (@Sendable (Origin, Date, Int) -> Void)? = nil) {
         self.base = base
         self.longerThan = longerThan
         self.longest = longest
         self.now = now
+        // (An earlier process's wait is bounded as this one's would be: a clock set back must not hold it longer.)
+        let bound = now().addingTimeInterval(longest.seconds)
+        closed = Mutex(closedBefore.mapValues { (until: min($0.until, bound), status: $0.status) })
+        self.onClose = onClose
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -44,6 +52,7 @@ public final class RateLimitGate: HTTPTransport {
            let wait = RetryAfter.parse(response.headers["Retry-After"], now: at), wait > longerThan {
             let until = at.addingTimeInterval(min(wait, longest).seconds)
             closed.withLock { $0[origin] = (until, response.status) }
+            onClose?(origin, until, response.status)
         }
         return response
     }

@@ -128,6 +128,15 @@ extension AppDatabase {
                 t.primaryKey(["source", "itemID"])
             }
         }
+        migrator.registerMigration("v9") { db in
+            // An origin that asked Kiosk to wait (a long Retry-After) is not asked again meanwhile by the next process
+            // either: a script running `kiosk list` in a loop spent the quota the catalog asked it to spare.
+            try db.create(table: "originPause", options: [.withoutRowID]) { t in
+                t.column("origin", .text).notNull().primaryKey()
+                t.column("until", .double).notNull()
+                t.column("status", .integer).notNull()
+            }
+        }
         return migrator
     }()
 

@@ -78,6 +78,43 @@ struct OfflineFirstTests {
         }
     }
 
+    @Test("A catalog's wait (429, Retry-After 120) holds for the next process on the same data too: a script running the CLI in a loop does not ask again")
+    func retryAfterOutlivesTheProcess() async throws {
+        // Given an upstream asking Kiosk to wait two minutes, answered to a first Kiosk
+        let now = ManualClock()
+        let folder = TemporaryDirectory.url("kiosk-retry-after")
+        let demo = DemoUpstream(configuration: DemoUpstreamConfiguration(port: 0))
+        try await demo.start()
+        do {
+            let first = try await Harness.start(directory: folder, now: now, upstream: demo)
+            try await first.setFaults { $0.rateLimitRate = 1; $0.retryAfterSeconds = 120 }
+            // (Nothing stored for the page: the refusal is thrown.)
+            await #expect(throws: KioskError.self) { try await first.catalog.page(PageRequest(source: .rickandmorty, page: 2)) }
+            await first.stop()
+            let asked = await demo.requestCount(pathPrefix: "/api/character")
+            // When a second Kiosk on the same folder reads the catalog 30 s later, the upstream willing again
+            try await first.setFaults { $0.rateLimitRate = 0 }
+            await now.advance(by: .seconds(30))
+            let second = try await Harness.start(directory: folder, now: now, upstream: demo)
+            var held: (any Error)?
+            do { _ = try await second.catalog.page(PageRequest(source: .rickandmorty, page: 3)) } catch { held = error }
+            // Then it was not asked: the 90 s left are said
+            #expect(await demo.requestCount(pathPrefix: "/api/character") == asked)
+            if case .rateLimited(_, let seconds)? = held as? KioskError { #expect(seconds == 90) } else { Issue.record("\(String(describing: held))") }
+            await second.stop()
+            // And once the wait is over, a third asks it again
+            await now.advance(by: .seconds(91))
+            let third = try await Harness.start(directory: folder, now: now, upstream: demo)
+            let fetched = try await third.catalog.page(PageRequest(source: .rickandmorty, page: 3))
+            #expect(fetched.error == nil && fetched.origin == .network, "\(String(describing: fetched.error))")
+            await third.stop()
+        } catch {
+            await demo.stop()
+            throw error
+        }
+        await demo.stop()
+    }
+
     @Test("Every injected fault leaves the stored page intact and reports the right error",
           arguments: ["500", "429", "truncated", "malformed", "offline"])
     func faultsKeepStoredData(fault: String) async throws {

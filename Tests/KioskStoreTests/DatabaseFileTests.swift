@@ -137,7 +137,7 @@ struct DatabaseFileTests {
         let (applied, journalMode) = try reopened.writer.read { db in
             (try AppDatabase.migrator.appliedIdentifiers(db), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"])
         #expect(journalMode == "wal")
         // Incremental auto-vacuum must have been set before WAL mode (clearCache relies on it).
         #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
