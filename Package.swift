@@ -62,9 +62,8 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                // Reading an upstream's certificate for what BoringSSL and NIOSSL let pass (CertificateStrength.swift).
+                // Reading an upstream's certificate for what BoringSSL lets pass (CertificateStrength.swift).
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: swiftSettings
         ),

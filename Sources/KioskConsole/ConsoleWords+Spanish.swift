@@ -488,7 +488,7 @@ extension ConsoleWords {
         badRequestID: "Un id de solicitud es un número entero positivo.",
         badRuleID: "Un id de regla es un número entero positivo.",
         badStoredAnswerID: "El id de una respuesta guardada es un número entero positivo.",
-        noSuchRuleAction: "Una regla no tiene esa acción (enable, disable, delete).",
+        noSuchRuleAction: "Una regla no tiene esa acción (enable, disable, delete; una regla de reescritura también reset-hits).",
         nothingToMock: { "La solicitud n.º \($0) no tiene respuesta que simular." },
         mockBodyCut: { "El cuerpo de la solicitud n.º \($0) se recortó al capturarlo, así que no se puede reproducir entero." },
         proxyHasNoCA: "Este proxy no lee HTTPS: no tiene CA.",
@@ -548,7 +548,6 @@ extension ConsoleWords {
         },
         keptNeedsJSON: { "Una regla solo puede seguir devolviendo un cuerpo JSON: \($0)" },
         jsonProblem: spanishJSONProblem,
-        patchProblem: spanishPatchProblem,
         latencyNotANumber: "La latencia debe ser un número entero de milisegundos.",
         unknownFailure: { "El fallo debe ser uno de estos: \($0)." },
         resendProblem: { problem in

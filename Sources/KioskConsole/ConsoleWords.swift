@@ -517,8 +517,6 @@ struct ConsoleWords: Sendable {
     let keptNeedsJSON: @Sendable (String) -> String
     /// Why a body is not JSON: where (its JSON path and byte) and what.
     let jsonProblem: @Sendable (OrderedJSON.ParseError) -> String
-    /// Why a JSON Patch cannot be read or applied: which operation and what.
-    let patchProblem: @Sendable (JSONPatch.Error) -> String
     /// A rule form's latency that is no whole number.
     let latencyNotANumber: String
     /// A rule form's failure that is none of these (listed).

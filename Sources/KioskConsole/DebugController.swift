@@ -243,6 +243,7 @@ struct DebugController: Sendable {
     /// Why "Keep returning this" made no rule, in the page's words: a body that is no JSON, or the rule's own problem.
     private static func keepRefusal(_ error: any Error, _ words: ConsoleWords) -> String {
         if let error = error as? OrderedJSON.ParseError { return words.keptNeedsJSON(words.jsonProblem(error)) }
+        if let problem = error as? RuleProblem { return words.ruleProblem(problem) }
         return (error as? KioskError)?.description ?? String(describing: error)
     }
 

@@ -20,8 +20,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     public init?(literal host: String) {
         var text = host
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
-        if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }  // an IPv6 zone
         if text.contains(":") {
+            if let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }  // an IPv6 zone (IPv4 has none)
             var address = in6_addr()
             guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
             self.bytes = withUnsafeBytes(of: &address) { Array($0) }
@@ -29,7 +29,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         }
         // Names never start with a digit and end in a letter-only label... but `1.example` does, so ask
         // inet_aton: it accepts exactly the numeric forms, anything else is a name to resolve.
-        guard let first = text.first, first.isNumber else { return nil }
+        guard let first = text.first, first.isNumber, !text.contains("%") else { return nil }
         var address = in_addr()
         guard inet_aton(text, &address) != 0 else { return nil }
         self.bytes = withUnsafeBytes(of: &address) { Array($0) }

@@ -234,8 +234,13 @@ public struct ListenerPolicy: Sendable {
             return "is not a host name: its label “\(bad.prefix(63))” needs a letter or a digit, and may not start or end with -"
         }
         guard domain else { return nil }
+        // (A heuristic, with no public suffix list: the domains no one registers names under — private use, or special
+        // — are a home network's own; the registries named cover the common second-level ones, not shared hosting's
+        // such as .github.io, which LAN.md says to leave out.)
+        let privateUse: Set<Substring> = ["home", "internal", "lan", "local", "localdomain", "corp", "intranet", "private", "test", "example"]
         let registries: Set<Substring> = ["ac", "co", "com", "edu", "go", "gob", "gov", "ltd", "mil", "ne", "net", "or", "org", "plc", "sch"]
-        if labels.count == 1 || (labels.count == 2 && registries.contains(labels[0]) && labels[1].allSatisfy(\.isLetter)) {
+        if (labels.count == 1 && !privateUse.contains(labels[0]))
+            || (labels.count == 2 && registries.contains(labels[0]) && labels[1].allSatisfy(\.isLetter)) {
             return "would answer every name under \(name.dropFirst()), a domain that is no one's own: any web site's name there could "
                 + "be pointed at Kiosk and its pages act on it (DNS rebinding); give your own domain (.example.com) or names"
         }

@@ -48,6 +48,7 @@ public indirect enum OrderedJSON: Sendable, Hashable {
         /// What is wrong there, for each face to say in its language (`message` says it in English).
         public let reason: Reason
 
+        /// The error of a parse stopped at byte `offset`, JSON path `path` (`$`, `$.info[1]`), for `reason`.
         public init(offset: Int, path: String, reason: Reason) {
             self.offset = offset
             self.path = path
@@ -68,11 +69,11 @@ public indirect enum OrderedJSON: Sendable, Hashable {
                 self = (0x21...0x7E).contains(byte) ? .character(Character(UnicodeScalar(byte))) : .byte(byte)
             }
 
-            /// "“x”" or "byte 0x0A"; `byteWord` names a byte in the reader's language.
-            public func text(byteWord: String = "byte") -> String {
+            /// "“x”" or "byte 0x0A", in English.
+            public var english: String {
                 switch self {
                 case .character(let character): "“\(character)”"
-                case .byte(let byte): byteWord + " " + String(format: "0x%02X", byte)
+                case .byte(let byte): "byte " + String(format: "0x%02X", byte)
                 }
             }
         }
@@ -102,14 +103,14 @@ public indirect enum OrderedJSON: Sendable, Hashable {
                 case .textAfterEnd: "unexpected text after the end of the document"
                 case .endOfDocument: "unexpected end of the document"
                 case .tooDeep(let levels): "nested more than \(levels) levels deep"
-                case .expectedValue(let found): "expected a value, found \(found.text())"
+                case .expectedValue(let found): "expected a value, found \(found.english)"
                 case .expectedLiteral(let literal): "expected \(literal)"
                 case .expectedKey: "expected a key in quotes"
                 case .expectedColon: "expected “:” after the key"
                 case .endInsideObject: "unexpected end inside an object"
-                case .expectedCommaOrBrace(let found): "expected “,” or “}” in an object, found \(found.text())"
+                case .expectedCommaOrBrace(let found): "expected “,” or “}” in an object, found \(found.english)"
                 case .endInsideArray: "unexpected end inside an array"
-                case .expectedCommaOrBracket(let found): "expected “,” or “]” in an array, found \(found.text())"
+                case .expectedCommaOrBracket(let found): "expected “,” or “]” in an array, found \(found.english)"
                 case .invalidUTF8: "invalid UTF-8 in a string"
                 case .controlCharacter: "control character in a string"
                 case .unpairedSurrogate: "unpaired surrogate in a string"

@@ -22,7 +22,8 @@ extension Debugger {
     /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method
     /// and URL, secrets ignored) with `status` and `body` from now on, as a JSON Patch replacing the whole
     /// body, named `name` (in the language of the page it was made on; English by default). Throws
-    /// `OrderedJSON.ParseError` when the body is not JSON (a rule's patch carries JSON only).
+    /// `OrderedJSON.ParseError` when the body is not JSON (a rule's patch carries JSON only), `RuleProblem` when the rule
+    /// cannot be kept (a body past a patch's size).
     @discardableResult
     public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> RewriteRule {
         let document = try OrderedJSON.parse(body)
@@ -35,6 +36,8 @@ extension Debugger {
                                      urlPattern: exchange.url, method: exchange.method),
             actions: RewriteRule.Actions(status: status, patch: patch.rendered()),
             origin: "from a breakpoint edit of paused #\(exchange.id)")
+        // Thrown as what it is, for the console to say in its page's language (a patch past its size, most likely).
+        if let problem = rules.problem(of: rule) { throw problem }
         return try rules.add(rule)
     }
 }

@@ -151,11 +151,8 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
     /// The longest JSON Patch a rule carries (a patch of 100,000 operations took seconds of CPU a save).
     static let maximumPatchBytes = 256 * 1024
 
-    /// Why the rule cannot be kept, in English (the CLI's and the JSON API's words), or nil. `endpoints`, when given,
-    /// are the names a rule may match.
-    public func problem(endpoints: Set<String>? = nil) -> String? { ruleProblem(endpoints: endpoints)?.english }
-
-    /// Why the rule cannot be kept, for each face to say in its language, or nil.
+    /// Why the rule cannot be kept, for each face to say in its language (`english` for the CLI, the JSON API and the log), or
+    /// nil. `endpoints`, when given, are the names a rule may match.
     public func ruleProblem(endpoints: Set<String>? = nil) -> RuleProblem? {
         if name.count > 200 { return .nameTooLong }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return .nameNotOneLine }
@@ -202,7 +199,7 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
 
 /// Why a rewrite rule cannot be kept: `english` for the CLI, the JSON API and the log; the console says it in the
 /// page's language (ConsoleWords).
-public enum RuleProblem: Sendable, Hashable {
+public enum RuleProblem: Error, Sendable, Hashable {
     case nameTooLong, nameNotOneLine, noTarget
     /// An endpoint name the debugger does not know (cut to 60 characters), and the names it does.
     case unknownEndpoint(String, known: [String])
@@ -285,8 +282,11 @@ public final class RewriteRules: Sendable {
 
     /// Throws `invalidRequest` with the reason when `rule` cannot be kept (see `RewriteRule.problem`).
     public func validate(_ rule: RewriteRule) throws {
-        if let problem = rule.problem(endpoints: endpoints) { throw KioskError.invalidRequest(problem) }
+        if let problem = problem(of: rule) { throw KioskError.invalidRequest(problem.english) }
     }
+
+    /// Why `rule` cannot be kept here (its endpoint among this debugger's), for each face to say in its language; nil when it can.
+    public func problem(of rule: RewriteRule) -> RuleProblem? { rule.ruleProblem(endpoints: endpoints) }
 
     /// Adds a rule at the end of the list (a new id, no hits, dated now) and saves; throws
     /// `invalidRequest`, adding nothing, when it cannot be kept.

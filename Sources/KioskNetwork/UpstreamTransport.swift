@@ -545,7 +545,8 @@ public final class UpstreamTransport: HTTPTransport {
             return "the upstream's certificate does not name \(host)"
         }
         if error is UnnamedHost {
-            return "the upstream's certificate does not name \(host) (only the address it was reached at, which vouches for no name)"
+            return "the upstream's certificate does not name \(host) among its DNS names, which a name is matched against as browsers "
+                + "match it (an IP address it names, or a partial wildcard such as api*.example.com, vouches for no name)"
         }
         if let weak = error as? WeakCertificate {
             return untrustedCertificate + "\(host) is too weak to trust: \(weak.reason)"

@@ -210,8 +210,7 @@ enum ProxyMessages {
             return address.description
         }
         if name.hasSuffix("."), !name.hasSuffix("..") { name.removeLast() }
-        // (The address parser takes a `%zone` after IPv4 too, `127.0.0.1%lo`: no host has one.)
-        if !name.contains("%"), let address = IPAddress(literal: name) { return address.description }
+        if let address = IPAddress(literal: name) { return address.description }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
         guard !name.isEmpty, name.utf8.count <= 253, labels.allSatisfy({ label in
             (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { byte in

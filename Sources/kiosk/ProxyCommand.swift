@@ -283,7 +283,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             // event stream, or an upstream that never answers, would otherwise keep the proxy from ever stopping.
             // Pauses at breakpoints end unchanged at once: their apps are answered within the 5 s, not cut off after them.
             let breakpoints = kiosk.debugger.breakpoints
-            let stop = StopDeadline(grace: .seconds(5)) { breakpoints.releaseAll() }
+            let stop = StopDeadline(grace: Runtime.stopGrace) { breakpoints.releaseAll() }
             configuration.stop = stop
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
@@ -499,11 +499,12 @@ struct ProxyEnvCommand: AsyncParsableCommand {
 extension ProxyEnvCommand {
     /// The JVM's options for the proxy: `http(s).proxyHost` and `Port`, `http.nonProxyHosts` (which HTTPS reads too) from
     /// --no-proxy in Java's spelling (`|` between hosts, `*.example.com` for `.example.com`, an IPv6 address bracketed),
-    /// and the trust store. A value with a space or a quote is quoted, as the JVM reads JAVA_TOOL_OPTIONS: in double
-    /// quotes, or in single ones when it holds a double quote (either quote groups, and the other is then plain).
+    /// and the trust store. A value with whitespace or a quote is quoted as the JVM reads JAVA_TOOL_OPTIONS: in double
+    /// quotes, a double quote in it as `"'"'"` (the JVM joins quoted runs that touch, and either quote holds the other).
     func javaOptions(trustStore: String) -> String {
         let quoted = { (value: String) in
-            value.contains("\"") ? "'\(value)'" : value.contains(" ") || value.contains("'") ? "\"\(value)\"" : value
+            value.contains(where: { $0.isWhitespace || $0 == "'" || $0 == "\"" })
+                ? "\"" + value.replacingOccurrences(of: "\"", with: "\"'\"'\"") + "\"" : value
         }
         let hosts = noProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { host in
             host.hasPrefix(".") ? "*" + host : host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host

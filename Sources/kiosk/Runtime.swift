@@ -5,6 +5,9 @@ import KioskDemoUpstream
 
 /// A running Kiosk for one command: configuration loaded, the demo upstream started when needed.
 struct Runtime {
+    /// How long a server's requests in flight are given to finish once a stop is asked for (`serve`, `proxy`).
+    static let stopGrace = Duration.seconds(5)
+
     let kiosk: Kiosk
     let demo: DemoUpstream?
 

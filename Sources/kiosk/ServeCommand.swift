@@ -132,16 +132,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
             // Ctrl-C or SIGTERM: pauses at breakpoints end unchanged at once (their pages answered, not held to their
             // deadline), requests in flight get 5 s, and then what is still open is cut (an upstream that never answers
-            // would otherwise keep the server running), as `kiosk proxy` stops.
+            // would otherwise keep the server running): `kiosk proxy`'s grace (Runtime.stopGrace), on Hummingbird's own stop.
             var group = ServiceGroupConfiguration(
                 services: [.init(service: app),
                            .init(service: StopAnnouncer(breakpoints: kiosk.debugger.breakpoints), successTerminationBehavior: .ignore)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger)
-            group.maximumGracefulShutdownDuration = Self.stopGrace
+            group.maximumGracefulShutdownDuration = Runtime.stopGrace
             do {
                 try await ServiceGroup(configuration: group).run()
-            } catch is CancellationError {
-                // The grace ran out: what was still open was cut.
             } catch {
                 await runtime.stop()
                 throw ListenFailure.error(error, listeners: [.init(option: "--port", host: host, port: port)])
@@ -150,17 +148,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// How long requests in flight are given to finish once a stop is asked for.
-    static let stopGrace = Duration.seconds(5)
-
     /// Waits for the stop, then says so and ends every pause at a breakpoint unchanged.
     private struct StopAnnouncer: Service {
         let breakpoints: Breakpoints
 
         func run() async throws {
-            // Thrown only when the group is cancelled, which stops everything anyway.
-            try? await gracefulShutdown()
-            Output.human("Stopping: requests in flight have \(ServeCommand.stopGrace.components.seconds) s to finish.")
+            // Thrown when the group is cancelled without a stop asked (the listener could not start): nothing to say.
+            do { try await gracefulShutdown() } catch { return }
+            Output.human("Stopping: requests in flight have \(Runtime.stopGrace.components.seconds) s to finish.")
             fflush(nil)
             breakpoints.releaseAll()
         }

@@ -858,11 +858,11 @@ struct LogCLITests {
         #expect(listed.stdout.contains("kiosk-proxy-ca, "), "\(listed.stdout.prefix(500))")
     }
 
-    @Test("kiosk proxy env for a data folder whose name holds a quote gives Java options the JVM reads: the trust store's path whole")
+    @Test("kiosk proxy env for a data folder whose name holds quotes gives Java options the JVM reads: the trust store's path whole")
     func proxyEnvironmentForAQuotedFolder() throws {
-        // Given a data folder named with a single quote
+        // Given a data folder named with a single quote and a double one
         let cli = CLI()
-        let folder = cli.dataDirectory.appendingPathComponent("q'uote")
+        let folder = cli.dataDirectory.appendingPathComponent("q'uo\"te")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let block = try cli.run(["proxy", "env", "--port", "9999", "--data-dir", folder.path], dataDir: false)
         #expect(block.status == 0, "\(block.stderr)")

@@ -417,7 +417,7 @@ struct RewriteRulesTests {
             """#.utf8), origin: "test")
         #expect(rule.match.method == "GET" && rule.actions.status == 503 && rule.actions.removeHeaders == ["ETag"])
         #expect(rule.actions.patch?.contains("\"value\": {\n      \"z\": 1,\n      \"a\": 2\n    }") == true)
-        #expect(rule.problem() == nil)
+        #expect(rule.ruleProblem() == nil)
         let cases: [(String, String)] = [
             (#"{"actions": {}}"#, "$.match is missing"),
             (#"{"match": {"endpoint": 3}}"#, "$.match.endpoint must be a string"),

@@ -183,7 +183,7 @@ struct ForwardProxyTests {
             for name in ["Content-Length", "transfer-encoding", "Connection"] {
                 let refused = try RewriteRule(json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo*"))"}, "actions": {"setHeaders": [{"name": "\#(name)", "value": "99"}]}}"#.utf8),
                                               origin: "test")
-                #expect(refused.problem()?.contains("is the transport's") == true, "\(name): \(refused.problem() ?? "kept")")
+                #expect(refused.ruleProblem()?.english.contains("is the transport's") == true, "\(name): \(refused.ruleProblem()?.english ?? "kept")")
             }
             #expect(try proxy.kiosk.debugger.rules.all().isEmpty && proxy.kiosk.debugger.mocks.all().isEmpty)
             // When a rules file edited by hand holds a 103 for the app's URL

@@ -178,8 +178,10 @@ struct ConsoleLanguageTests {
             } else {
                 problems.insert("\(error.reason)".prefix { $0 != "(" }.description)
             }
-            let spanish = ConsoleWords.spanish.patchProblem(error), english = ConsoleWords.english.patchProblem(error)
-            #expect(english == error.description)
+            // (said as a rule's patch is: the console's one place for a patch's problem)
+            let spanish = ConsoleWords.spanish.ruleProblem(.patchInvalid(error)), english = ConsoleWords.english.ruleProblem(.patchInvalid(error))
+            #expect(english == "The JSON Patch is not valid: \(error.description)")
+            #expect(spanish.hasPrefix("El JSON Patch no es válido: "), "\(spanish)")
             for word in ["operation", " is ", "must", "missing", "expected", "the root", "does not", "array index", "nothing can"] {
                 #expect(!spanish.contains(word), "\(patch): \(spanish)")
             }

@@ -338,10 +338,10 @@
         if (text[i] === "}") { i++; return { t: "o", items }; }
         for (;;) {
           space(); if (text[i] !== '"') fail("jsonExpectedKey");
-          const k = string(); space(); if (text[i++] !== ":") fail("jsonExpectedColon");
+          const k = string(); space(); if (text[i] !== ":") fail("jsonExpectedColon"); i++;
           items.push({ k, v: value() }); space();
           if (text[i] === ",") { i++; continue; }
-          if (text[i++] === "}") return { t: "o", items };
+          if (text[i] === "}") { i++; return { t: "o", items }; }
           fail("jsonExpectedCommaOrBrace");
         }
       }
@@ -351,7 +351,7 @@
         for (;;) {
           items.push(value()); space();
           if (text[i] === ",") { i++; continue; }
-          if (text[i++] === "]") return { t: "a", items };
+          if (text[i] === "]") { i++; return { t: "a", items }; }
           fail("jsonExpectedCommaOrBracket");
         }
       }
