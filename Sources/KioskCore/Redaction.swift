@@ -528,6 +528,7 @@ public struct Redactor: Sendable, Hashable {
         // it must: a percent-escape, or a letter such as the Kelvin sign, may lowercase to an ASCII secret's name.
         if name.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "[") }) {
             return queryItems.contains(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+                || JSONFields.endsInSecretWord(JSONFields.normalized(name))
         }
         let raw = String(Substring(name))
         // Spaces around the name (`+token`) are trimmed: a server may trim them too.
@@ -535,8 +536,8 @@ public struct Redactor: Sendable, Hashable {
             .trimmingCharacters(in: .whitespaces)
         // A form's array or map field (`token[]`, `user[password]`: PHP's and Rails' spelling) is a secret when its name
         // or a key inside its brackets is.
-        return queryItems.contains(decoded)
-            || decoded.contains("[") && decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { queryItems.contains(String($0)) }
+        let secret = { (name: String) in queryItems.contains(name) || JSONFields.endsInSecretWord(JSONFields.normalized(name)) }
+        return secret(decoded) || decoded.contains("[") && decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { secret(String($0)) }
     }
 
     /// Whether a header field of this name (lowercased) holds a secret: one of `headers`, or a name whose last word
@@ -807,7 +808,25 @@ struct JSONFields: Sendable, Hashable {
     init(_ queryItems: Set<String>) {
         let names = Set(queryItems.subtracting(Self.ordinary).map(Self.normalized).filter { !$0.isEmpty })
         self.names = names
-        scan = FieldNameScan(names.map { Array($0.suffix(4)) })
+        scan = FieldNameScan(names.map { Array($0.suffix(4)) } + Self.secretEndings.map { Array($0.suffix(4)) })
+    }
+
+    /// How a name ends when its last word says it holds a secret (`new_password`, `db_secret`, `githubToken`, as a header's
+    /// last word does): an app's own secret fields are seldom on any list. Matched as names are (lowercased, without `_`
+    /// and `-`).
+    static let secretEndings: [[UInt8]] = ["password", "passwd", "secret", "token", "apikey", "credential", "credentials"].map { Array($0.utf8) }
+    /// Names ending in `token` that are cursors, not secrets: a page's or a sync's position, which a developer reads.
+    static let cursorTokens: Set<[UInt8]> = Set(["pagetoken", "nextpagetoken", "nexttoken", "continuationtoken", "synctoken",
+                                                 "cursortoken", "resumptiontoken", "prevpagetoken", "previouspagetoken"].map { Array($0.utf8) })
+
+    /// Whether a field of this name (as matched) holds a secret: named on the lists, or by its last word.
+    func isSecret(_ name: [UInt8]) -> Bool {
+        names.contains(name) || Self.endsInSecretWord(name)
+    }
+
+    /// Whether the name (as matched) ends in a word that says it holds a secret (`secretEndings`), cursors aside.
+    static func endsInSecretWord(_ name: [UInt8]) -> Bool {
+        secretEndings.contains { name.count >= $0.count && name.suffix($0.count).elementsEqual($0) } && !cursorTokens.contains(name)
     }
 
     /// A name as matched: ASCII lowercased, `_` and `-` left out.
@@ -896,7 +915,7 @@ struct JSONFields: Sendable, Hashable {
                 while next < count, isSpace(bytes[next]) { next += 1 }
                 // A string followed by a colon is a field's name.
                 guard next < count, bytes[next] == UInt8(ascii: ":"), end - index - 1 <= 64 * 6,
-                      names.contains(Self.name(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))) else {
+                      isSecret(Self.name(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))) else {
                     index = end + 1
                     continue
                 }

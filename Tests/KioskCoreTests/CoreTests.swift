@@ -46,6 +46,8 @@ struct CoreTests {
         let cases = [
             "note=\u{0600}&password=hunter2": "note=\u{0600}&password=<redacted>",
             "password=\u{301}hunter2&a=1": "password=<redacted>&a=1",
+            // (a name whose last word says it holds a secret, as a header's does; a page's cursor is no secret)
+            "new_password=p2&user[db_secret]=s1&pageToken=c1": "new_password=<redacted>&user[db_secret]=<redacted>&pageToken=c1",
         ]
         for (body, expected) in cases {
             // When each is redacted
@@ -342,6 +344,9 @@ struct CoreTests {
             (#"{"Api-Key" : "k2", "n": 1}"#, #"{"Api-Key" : "<redacted>", "n": 1}"#),
             (#"{"aPiKeY":"k3"}"#, #"{"aPiKeY":"<redacted>"}"#),
             (#"{"CLIENT_sEcReT":"s1"}"#, #"{"CLIENT_sEcReT":"<redacted>"}"#),
+            // A name whose last word says it holds a secret, as a header's does; a page's cursor token is no secret
+            (#"{"current_password":"p1","new_password":"p2","githubToken":"t1","db_secret":"s2","nextPageToken":"c1"}"#,
+             #"{"current_password":"<redacted>","new_password":"<redacted>","githubToken":"<redacted>","db_secret":"<redacted>","nextPageToken":"c1"}"#),
             // Ordinary data under names that are secrets only in a query; a secret's name as a value; a number
             (#"{"key":"id-1","hash":"abc","note":"password","token":42}"#, #"{"key":"id-1","hash":"abc","note":"password","token":42}"#),
             // A body cut short inside a secret value is left as it is: nothing whole to replace
