@@ -40,4 +40,9 @@ def test_the_previous_answer_of_an_endpoint_is_compared_in_one_click(fresh_serve
     text = browser.find_element(By.ID, "main").text
     assert "$.results[0].name" in text and "Rick Sanchez" in text and "Diff Rick" in text
     assert "$.results[1]" not in text
+    # Listed as a list of changes, one under another in a monospace face: not as Home's cards, whose class it once shared
+    style = browser.execute_script("""
+        const list = document.querySelector('ul.diff-changes'), style = getComputedStyle(list);
+        return [style.display, style.fontFamily, document.querySelectorAll('ul.changes').length];""")
+    assert style[0] == "block" and "mono" in style[1].lower() and style[2] == 0, style
     assert axe_serious_violations(browser) == []

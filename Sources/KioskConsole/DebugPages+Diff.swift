@@ -108,7 +108,7 @@ extension DebugPages {
         content.append(E.element("section", [], [
             E.element("h2", [], [.text(w.responseHeaders)]),
             diff.responseHeaders.isEmpty ? E.element("p", [.class("status")], [.text(w.theSame)]) :
-                E.element("ul", [.class("changes")], diff.responseHeaders.map { change in
+                E.element("ul", [.class("diff-changes")], diff.responseHeaders.map { change in
                     E.element("li", [.class(change.old == nil ? "added" : change.new == nil ? "removed" : "changed")], [
                         E.element("code", [], [.text(change.name)]), ": ",
                         change.old.map { E.element("del", [], [.text($0)]) } ?? .empty,
@@ -142,7 +142,7 @@ extension DebugPages {
             var parts: [HTML] = [
                 E.element("p", [.class("status")], [.text(w.changeCounts(changes.count, truncated, counts.added, counts.removed,
                                                                          changes.count - counts.added - counts.removed))]),
-                E.element("ul", [.class("changes")], changes.map { change in
+                E.element("ul", [.class("diff-changes")], changes.map { change in
                     switch change {
                     case .added(let path, let value):
                         E.element("li", [.class("added")], [E.element("code", [], [.text(path)]), .text(w.added),
