@@ -37,6 +37,29 @@ def test_scrolling_to_the_bottom_appends_page_two_after_page_one(server, phone_b
     assert "page=" not in browser.current_url, "appending changed the address"
 
 
+def test_a_next_page_that_failed_while_the_catalog_was_unreachable_is_appended_once_it_answers(fresh_server, phone_browser):
+    # Given a phone at the end of a stored list page, the catalog unreachable, and the next page never stored
+    server, browser = fresh_server, phone_browser
+    browser.get(server.url("/rickandmorty?page=30"))
+    page_ready(browser)
+    shown = len(rows(browser))
+    server.set_offline(True)
+    try:
+        # When the reader scrolls to the end, the pages Kiosk holds are appended, then one fails and says so
+        note = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
+        def failed(d) -> bool:
+            d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+            return "reached" in note(d)
+        wait_for(browser, failed, 30, f"no failure said at the end: {note(browser)!r}")
+        failed_at = len(rows(browser))
+    finally:
+        # And the catalog answers again, the reader not moving
+        server.set_offline(False)
+    # Then the next page is appended by itself, and the failure's words go
+    wait_for(browser, lambda d: len(rows(d)) > failed_at, 20, "the next page was not appended once the catalog answered")
+    assert "reached" not in note(browser)
+
+
 def test_clicking_page_three_shows_page_three(server, phone_browser):
     browser = phone_browser
     page_three = server.api("/api/rickandmorty?page=3")["items"]

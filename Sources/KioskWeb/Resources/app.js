@@ -45,6 +45,7 @@
   let shownURL = resultsURL;                   // the address bar, to tell a hash-only popstate apart
   let resultsTitle = document.title;          // restored when the pane closes
   let swaps = 0;    // bumped by every swap, so an older, slower load never overwrites a newer one
+  let tailWaitsForUpstream = false; // the next page failed for the catalog's absence (section 2)
   let pending = 0;  // fetches in flight, for aria-busy
 
   // Fetches one of Kiosk's own pages and parses it. Throws on a network error or a 4xx/5xx, so the
@@ -70,7 +71,7 @@
       const type = response.headers.get("Content-Type") || "";
       const acceptable = response.ok || (errorPages && response.status >= 400 && response.status < 500);
       if (!acceptable || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
-        const failure = new Error(`${response.status} from ${url}`);
+        const failure = Object.assign(new Error(`${response.status} from ${url}`), { status: response.status });
         // Kiosk's own error page says what failed ("The catalog can't be reached right now…"): kept for a note to say it.
         if (type.startsWith("text/html") && new URL(response.url).origin === location.origin) {
           const said = new DOMParser().parseFromString(await response.text(), "text/html").querySelector("#main [role=alert]");
@@ -163,6 +164,7 @@
     if (attribution && freshAttribution) attribution.textContent = freshAttribution.textContent;
     window.scrollTo(scrollX, scrollY);
     swaps += 1;
+    tailWaitsForUpstream = false;
     if (key) focusOn(findByKey(key, fresh) || $("ul.items", fresh) || fresh);
     markBusy();
     applyLocalFilter();
@@ -210,9 +212,16 @@
   // phone saves its battery); each watcher hears what the answer says: "online", "upstream-offline" (Kiosk
   // answered, its upstream did not) or "unreachable" (Kiosk did not answer).
   const connectivityWatchers = new Map();
+  // A next page that could not be appended because the catalog was unreachable (503, 504) waits for it too
+  // (`tailWaitsForUpstream`): appended once it answers, as a list's banner is cleared (the reader at the list's end saw
+  // the failure stay).
   connectivityWatchers.set("upstream-offline", {
-    active: () => !!$("#results #offline-banner"),
-    changed: state => { if (state === "online") reloadResults(); },
+    active: () => !!$("#results #offline-banner") || tailWaitsForUpstream,
+    changed: state => {
+      if (state !== "online") return;
+      if ($("#results #offline-banner")) return reloadResults();
+      if (tailWaitsForUpstream) { tailWaitsForUpstream = false; loadMore(); }
+    },
   });
   let pollTimer = 0;
   const watching = () => [...connectivityWatchers.values()].filter(watcher => watcher.active());
@@ -430,6 +439,7 @@
       // The pager links stay, and no retry loop: the observer fires again only when the pager moves (and the list is
       // fetched again when an unreachable Kiosk answers: offline.js).
       note("js-more", pager, error.unreachable && strings.nextUnreachable || error.said || strings.loadFailed);
+      if (error.status === 503 || error.status === 504) { tailWaitsForUpstream = true; watchConnectivity(); }
       return false;
     } finally {
       loadingMore = false;
