@@ -642,7 +642,10 @@ public final class BreakpointTransport: HTTPTransport {
                 items.append(URLQueryItem(name: item.name, value: item.value))
             }
         }
-        components.queryItems = items.isEmpty ? nil : items
+        // A query sent back as shown goes as the app wrote it: written again, a bare `flag` became `flag=` and `%2F` a `/`,
+        // which some servers read apart (an edit meant for a header changed the query).
+        let asShown = { (items: [URLQueryItem]) in items.map { [$0.name, $0.value ?? ""] } }
+        if asShown(items) != asShown(original) { components.queryItems = items.isEmpty ? nil : items }
         guard let url = components.url else {
             throw KioskError.invalidRequest("The edited query does not make a valid URL.")
         }
