@@ -9,18 +9,31 @@ import NIOHTTPTypesHTTP1
 /// would answer a request for `http://rebound.example/` sent with `Host: 127.0.0.1` as one for its own name. With the
 /// authority moved into `Host` before the conversion, the listener's policy (`GuardedResponder`) judges the name
 /// asked for. A request with no `Host`, or several, keeps them: HTTP/1.1 refuses it either way (400).
+///
+/// It also says, in the one spelling Hummingbird reads (`Connection: close`, the whole field), that a request does not
+/// keep its connection: an HTTP/1.0 request without `keep-alive` (the version is gone after the conversion, and
+/// Hummingbird would wait for a next request until the idle deadline while the client waits for the close that ends
+/// its answer), or `close` among other tokens or in capitals (RFC 9110 §7.6.1: tokens are case-insensitive).
 final class AbsoluteFormHost: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = unwrapInboundIn(data), let authority = ListenerPolicy.authority(ofTarget: head.uri),
-              head.headers["Host"].count == 1 else {
+        guard case .head(var head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        head.headers.replaceOrAdd(name: "Host", value: authority)
-        context.fireChannelRead(wrapInboundOut(.head(head)))
+        var changed = false
+        if let authority = ListenerPolicy.authority(ofTarget: head.uri), head.headers["Host"].count == 1 {
+            head.headers.replaceOrAdd(name: "Host", value: authority)
+            changed = true
+        }
+        // NIO's reading: HTTP/1.1 keeps alive unless a token says close, HTTP/1.0 closes unless one says keep-alive.
+        if !head.isKeepAlive, head.headers["Connection"] != ["close"] {
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+            changed = true
+        }
+        context.fireChannelRead(changed ? wrapInboundOut(.head(head)) : data)
     }
 }
 

@@ -165,6 +165,37 @@ struct WebListenerGuardTests {
         }
     }
 
+    @Test("A request that does not keep its connection has it closed after its answer, not at the next request's deadline", arguments: [
+        "GET /api/connectivity HTTP/1.0\r\nHost: localhost\r\n\r\n",
+        "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\nConnection: Close\r\n\r\n",
+        "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\nConnection: TE, close\r\nTE: trailers\r\n\r\n",
+    ])
+    func connectionClosedAfterAnswer(request: String) async throws {
+        try await withLiveWeb { _, _, _, port in
+            // Given a request that asks, in one of HTTP's spellings, for its connection to end with its answer
+            let start = ContinuousClock.now
+            // When it is sent and read until the listener closes
+            let answer = try await rawAnswer(port: port, request)
+            // Then it is answered once and closed at once (the next request head's deadline is 20 s)
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+            #expect(answer.components(separatedBy: "HTTP/1.1 ").count == 2)
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test("An HTTP/1.0 request with keep-alive keeps its connection for the next request")
+    func http10KeepAliveKept() async throws {
+        try await withLiveWeb { _, _, _, port in
+            // Given two HTTP/1.0 requests on one connection, the first asking to keep it
+            let first = "GET /api/connectivity HTTP/1.0\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n"
+            let second = "GET /api/connectivity HTTP/1.0\r\nHost: localhost\r\n\r\n"
+            // When both are sent
+            let answer = try await rawAnswer(port: port, first + second)
+            // Then both are answered on it, and it closes after the second
+            #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 3, "\(answer.prefix(400))")
+        }
+    }
+
     @Test("The demo upstream's API and control listeners refuse a rebound name too, changing no fault")
     func demoUpstreamRefusesReboundNames() async throws {
         // Given an embedded demo upstream, whose answers name demo.invalid
