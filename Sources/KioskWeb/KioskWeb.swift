@@ -196,7 +196,7 @@ package func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     return Application(
         router: buildRouter(kiosk: kiosk, features: made, csrf: CSRFProtection(secureCookies: secure), pairing: pairing,
                             listener: policy),
-        server: try tlsConfiguration.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0) } ?? .http1(configuration: http1),
+        server: tlsConfiguration.map { .tlsAnsweringPlainHTTP(http1, tlsConfiguration: $0) } ?? .http1(configuration: http1),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk",
                                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),

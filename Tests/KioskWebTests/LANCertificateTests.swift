@@ -111,40 +111,65 @@ struct LANCertificateTests {
         #expect(SecretFile.othersCanRead(keyPath) == nil)
     }
 
-    @Test("HTTPS refuses a client that offers only CBC suites over TLS 1.2, and serves one offering AES-GCM")
-    func modernSuitesOnly() async throws {
+    /// Runs `body` with the app served over HTTPS on a free loopback port, with a generated certificate (its PEM given).
+    static func withHTTPS(_ body: @escaping @Sendable (_ port: Int, _ pem: String) async throws -> Void) async throws {
         try await withHarness { harness in
             let (material, _) = try TLSMaterial.selfSigned(in: harness.directory, names: [], addresses: [], now: Date())
             let pem = try String(contentsOf: harness.directory.appendingPathComponent(TLSMaterial.certificateFileName), encoding: .utf8)
             let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0, tls: material))
             try await app.test(.ahc(.https)) { client in
-                let port = try #require(client.port)
-                // Given two TLS 1.2 clients that trust the certificate: one offering only CBC, one only AES-GCM
-                func tls12Client(_ suites: String) throws -> HTTPClient {
-                    var configuration = TLSConfiguration.makeClientConfiguration()
-                    configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)])
-                    configuration.maximumTLSVersion = .tlsv12
-                    configuration.cipherSuites = suites
-                    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: configuration))
-                }
-                let cbc = try tls12Client("ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA256")
-                let gcm = try tls12Client("ECDHE-ECDSA-AES128-GCM-SHA256")
-                // When each opens the home page
-                // Then the AES-GCM one is served and the CBC one fails its handshake
-                let served = try? await gcm.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(10))
-                let refused: (any Error)?
-                do {
-                    _ = try await cbc.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(1))
-                    refused = nil
-                } catch {
-                    refused = error
-                }
-                try await cbc.shutdown()
-                try await gcm.shutdown()
-                #expect(served?.status == .ok)
-                let error = try #require(refused, "a client offering only CBC suites was served")
-                #expect(String(reflecting: error).contains("HANDSHAKE_FAILURE"), "\(String(reflecting: error))")
+                try await body(try #require(client.port), pem)
             }
+        }
+    }
+
+    @Test("HTTPS refuses a client that offers only CBC suites over TLS 1.2, and serves one offering AES-GCM")
+    func modernSuitesOnly() async throws {
+        try await Self.withHTTPS { port, pem in
+            // Given two TLS 1.2 clients that trust the certificate: one offering only CBC, one only AES-GCM
+            func tls12Client(_ suites: String) throws -> HTTPClient {
+                var configuration = TLSConfiguration.makeClientConfiguration()
+                configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)])
+                configuration.maximumTLSVersion = .tlsv12
+                configuration.cipherSuites = suites
+                return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: configuration))
+            }
+            let cbc = try tls12Client("ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA256")
+            let gcm = try tls12Client("ECDHE-ECDSA-AES128-GCM-SHA256")
+            // When each opens the home page
+            // Then the AES-GCM one is served and the CBC one fails its handshake
+            let served = try? await gcm.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(10))
+            let refused: (any Error)?
+            do {
+                _ = try await cbc.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(1))
+                refused = nil
+            } catch {
+                refused = error
+            }
+            try await cbc.shutdown()
+            try await gcm.shutdown()
+            #expect(served?.status == .ok)
+            let error = try #require(refused, "a client offering only CBC suites was served")
+            #expect(String(reflecting: error).contains("HANDSHAKE_FAILURE"), "\(String(reflecting: error))")
+        }
+    }
+
+    @Test("Plain HTTP sent to the HTTPS port is answered with a 400 naming the https:// address, and HTTPS is still served")
+    func plainHTTPAnswered() async throws {
+        try await Self.withHTTPS { port, pem in
+            // Given a browser that typed the HTTPS listener's address with http://
+            // When its plain request reaches the port
+            let answer = try await rawAnswer(port: port, "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            // Then it reads, in plain HTTP, why and where to go (the listener's own address), and the connection ends
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+            #expect(answer.contains("open https://127.0.0.1:\(port)/"), "\(answer)")
+            // And a client speaking TLS to the same port is served as before
+            var trusting = TLSConfiguration.makeClientConfiguration()
+            trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)])
+            let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: trusting))
+            let served = try? await http.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(10))
+            try await http.shutdown()
+            #expect(served?.status == .ok)
         }
     }
 
