@@ -218,6 +218,8 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Notes that the upstream sent the entry's answer again, unchanged (its status, fields but `Date` and `Age`, and
     /// body): only its times move, with the new answer's `date` and `age` fields (nil: none), which its age is reckoned
     /// from (RFC 9111 §4.2.3); written behind like uses, so an answer that does not change costs no write of its own.
+    /// The app asked for it, so it is recently used too (not a hit): in `fallback` every answer online is one such, and
+    /// the answers an app asks for most must be the last to go.
     public func noteConfirmed(id: Int64, requestTime: Date, responseTime: Date, date: String?, age: String?) {
         noteBehind { pending in pending.confirmed[id] = (requestTime, responseTime, date, age) }
     }
@@ -258,7 +260,7 @@ public final class ProxyCache: Sendable, StoreFile {
         let stored = try db.cachedStatement(sql: "SELECT headers FROM cacheEntry WHERE id = ? AND responseTime < ?")
         let confirm = try db.cachedStatement(sql: """
             UPDATE cacheEntry SET changedAt = \(Self.changedAfter("?1")), requestTime = ?1, responseTime = ?2, headers = ?3,
-                size = size - length(headers) + ?4 WHERE id = ?5
+                size = size - length(headers) + ?4, lastUsed = MAX(lastUsed, ?2) WHERE id = ?5
             """)
         for (id, confirmed) in pending.confirmed {
             // An older confirmation than the stored answer moves nothing back.
@@ -672,7 +674,8 @@ public final class ProxyCache: Sendable, StoreFile {
     /// the body stays, and its times become the 304's. Only while the entry still holds the representation the 304 speaks
     /// of — `validators`, its ETag and Last-Modified when it was revalidated: an answer stored under the key meanwhile (the
     /// upsert keeps the id) is another, and is left. `hiding` makes the fields as a page may show them (nil when they
-    /// hide nothing), as when the answer was stored. Returns whether the entry was refreshed (false: it is gone or changed).
+    /// hide nothing), as when the answer was stored. The entry becomes recently used (an app asked for it). Returns whether
+    /// the entry was refreshed (false: it is gone or changed).
     @discardableResult
     public func refresh(id: Int64, validators: HTTPHeaderFields, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date,
                         hiding: @Sendable (HTTPHeaderFields) -> HTTPHeaderFields? = { _ in nil }) throws -> Bool {
@@ -685,7 +688,8 @@ public final class ProxyCache: Sendable, StoreFile {
             let shown = hiding(headers).map(Self.encode)
             try db.execute(sql: """
                 UPDATE cacheEntry SET headers = ?1, shownHeaders = ?2, changedAt = \(Self.changedAfter("?3")), requestTime = ?3,
-                    responseTime = ?4, size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?5
+                    responseTime = ?4, size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?5,
+                    lastUsed = MAX(lastUsed, ?4)
                 WHERE id = ?6
                 """, arguments: [encoded, shown, requestTime, responseTime, encoded.count + (shown?.count ?? 0), id])
             return true
