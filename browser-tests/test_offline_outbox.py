@@ -212,9 +212,12 @@ def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and
     driver.switch_to.active_element.send_keys("\ue007")  # Enter
     # Then it is starred in place: no page load, the focus on the star, and Kiosk holds it
     wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["3"], 10, "not starred")
-    # (The focused element's label read in the page: an element reference taken while the star is swapped goes stale.)
-    focused = lambda d: d.execute_script("return document.activeElement?.getAttribute('aria-label') || ''")
-    wait_for(driver, lambda d: "Remove" in focused(d), 10, "the focus is not on the star, offering to remove it")
+    # (The focused element's name and state read in the page: an element reference taken while the star is swapped
+    # goes stale.)
+    focused = lambda d: d.execute_script(
+        "const e = document.activeElement; return `${e?.getAttribute('aria-label')}|${e?.getAttribute('aria-pressed')}`")
+    wait_for(driver, lambda d: focused(d).startswith("Favorite: ") and focused(d).endswith("|true"), 10,
+             "the focus is not on the star, pressed")
     assert driver.execute_script("return window.notReloaded === true")
     # And with Kiosk stopped, the star taken off waits in place, marked as waiting
     server.stop()
@@ -222,7 +225,7 @@ def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and
     wait_for(driver, lambda d: d.execute_script("return !!document.querySelector('#main form.star.pending')"), 15,
              "the star is not shown as waiting")
     assert driver.execute_script("return window.notReloaded === true")
-    assert "Add" in focused(driver)
+    assert focused(driver).startswith("Favorite: ") and focused(driver).endswith("|false"), focused(driver)
 
 
 def test_a_star_pressed_on_a_list_online_changes_the_star_alone_the_list_not_fetched_again_nor_announced(saved_phone):
@@ -244,8 +247,10 @@ def test_a_star_pressed_on_a_list_online_changes_the_star_alone_the_list_not_fet
     driver.execute_script("arguments[0].focus()", form.find_element(By.TAG_NAME, "button"))
     driver.switch_to.active_element.send_keys("\ue007")  # Enter
     wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == [character], 10, "not starred")
-    focused = lambda d: d.execute_script("return document.activeElement?.getAttribute('aria-label') || ''")
-    wait_for(driver, lambda d: "Remove" in focused(d), 10, "the focus is not on the star, offering to remove it")
+    focused = lambda d: d.execute_script(
+        "const e = document.activeElement; return `${e?.getAttribute('aria-label')}|${e?.getAttribute('aria-pressed')}`")
+    wait_for(driver, lambda d: focused(d).startswith("Favorite: ") and focused(d).endswith("|true"), 10,
+             "the focus is not on the star, pressed")
     # Then, the outbox's word on the write heard, the list is the one shown before: not fetched again, not announced
     time.sleep(1.5)
     fetched = driver.execute_script("""
@@ -254,7 +259,7 @@ def test_a_star_pressed_on_a_list_online_changes_the_star_alone_the_list_not_fet
     assert fetched == [], fetched
     assert driver.execute_script("return document.getElementById('results').dataset.before") == "yes"
     assert driver.execute_script("return window.said") == [], driver.execute_script("return window.said")
-    assert "Remove" in focused(driver)
+    assert focused(driver).endswith("|true"), focused(driver)
 
 
 def test_a_star_pressed_while_kiosk_does_not_answer_waits_as_shown_within_a_pages_time_and_is_applied_once_it_does(saved_phone):

@@ -114,7 +114,7 @@ def test_a_starred_character_is_still_a_favorite_after_a_restart_on_the_same_dat
     star = f"#results ul.items > li[data-id='{character['itemID']}'] form.star button"
     assert browser.find_element(By.CSS_SELECTOR, star).get_attribute("aria-pressed") == "false"
 
-    press(browser, f"Add {character['title']} to favorites")
+    press(browser, f"Favorite: {character['title']}")
     wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, star).get_attribute("aria-pressed") == "true", 15,
              "the star did not turn on")
     first.stop()
@@ -124,7 +124,7 @@ def test_a_starred_character_is_still_a_favorite_after_a_restart_on_the_same_dat
     page_ready(browser)
     assert character["title"] in row_titles(browser, LIST_ROWS)
     starred = browser.find_elements(By.CSS_SELECTOR, f"{LIST_ROWS} form.star button[aria-pressed=true]")
-    assert any(b.get_attribute("aria-label") == f"Remove {character['title']} from favorites" for b in starred)
+    assert any(b.get_attribute("aria-label") == f"Favorite: {character['title']}" for b in starred)
     assert [item["itemID"] for item in second.api("/api/favorites")["items"]] == [character["itemID"]]
 
 

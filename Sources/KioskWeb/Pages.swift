@@ -317,22 +317,24 @@ package enum Pages {
                   ])
     }
 
-    /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both labels and both
-    /// symbols, so the script can show a change made offline (waiting in the outbox) in the page's language.
-    /// A star, or with `labelled` (an item's own page) a star that says what it is: "☆ Add to favorites",
-    /// "★ Favorite" — a button whose pressed state is the favorite, never a box that reads like a checkbox.
+    /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both symbols, so the script
+    /// can show a change made offline (waiting in the outbox) in the page's language.
+    /// A star, or with `labelled` (an item's own page) a star that says what it is: "☆ Favorite", "★ Favorite" — a
+    /// toggle button whose pressed state is the favorite and whose name stays "Favorite: " + the title (WAI-ARIA's
+    /// toggle pattern: a name that changed with the state would say it twice, or contradict it), never a box that
+    /// reads like a checkbox. The name holds the visible word (WCAG 2.5.3, for voice control).
     /// With `undoable` (the favorites page, where a removed favorite leaves the page), its removal offers Undo: the
     /// script posts `add` to the same address (`data-undo`, `data-undo-action`).
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, labelled: Bool = false,
                          undoable: Bool = false, context: ViewContext) -> HTML {
-        let add = context.strings.addFavorite(item.shownTitle), remove = context.strings.removeFavorite(item.shownTitle)
+        let name = context.strings.favoriteOf(item.shownTitle)
         let on = labelled ? "\(starOn) \(context.strings.favorite)" : starOn
-        let off = labelled ? "\(starOff) \(context.strings.addToFavorites)" : starOff
+        let off = labelled ? "\(starOff) \(context.strings.favorite)" : starOff
         return postForm(action: Route.favorite(item.source, item.itemID).path,
                         fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                        label: isFavorite ? remove : add, button: .text(isFavorite ? on : off),
+                        label: name, button: .text(isFavorite ? on : off),
                         className: labelled ? "star labelled" : "star", pressed: isFavorite,
-                        attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove),
+                        attributes: [.attribute("data-label", name),
                                      .attribute("data-symbol-on", on), .attribute("data-symbol-off", off)]
                             + (undoable && isFavorite ? [Attribute.localPath("data-undo", Route.favorite(item.source, item.itemID).path),
                                                          .attribute("data-undo-action", "add")] : []),

@@ -47,7 +47,7 @@ extension Strings {
         couldNotSave: { "No se pudo guardar este cambio: \($0)" },
         couldNotSearch: { "No se pudo buscar en el catálogo: \($0)" },
         results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
-        addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
+        favoriteOf: { "Favorito: \($0)" },
         moveUp: { "Subir \($0)" }, moveDown: { "Bajar \($0)" }, deleteItem: { "Eliminar \($0)" },
         almostYears: { $0 == 1 ? "Casi 1 año" : "Casi \($0) años" },
         filterName: { name in
@@ -99,7 +99,6 @@ extension Strings {
         resetWarning: { "¿Olvidar todas las eliminaciones y tu orden de la lista de \($0), y mostrarla como la envía el catálogo?" },
         cannotMove: { "\($0) no se pudo mover a la posición \($1): la lista cambió desde que se mostró esta página. Se muestra como está ahora." },
         notInList: { "\($0) ya no está en la lista: se eliminó en otro sitio. La lista se muestra como está ahora." },
-        addToFavorites: "Añadir a favoritos",
         offlineNotSaved: "No se puede contactar con el catálogo ahora mismo y Kiosk aún no ha guardado esta página.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y Kiosk aún no ha guardado esta página.",
         itemNotFound: "Este catálogo no tiene nada en esta dirección: puede que el elemento se haya quitado o que el enlace esté mal.",

@@ -68,8 +68,9 @@ final class Strings: Sendable {
     let couldNotSave: @Sendable (String) -> String
     let couldNotSearch: @Sendable (String) -> String
     let results: @Sendable (Int, String) -> String
-    let addFavorite: @Sendable (String) -> String
-    let removeFavorite: @Sendable (String) -> String
+    /// A star's accessible name, the same whether the item is a favorite or not (its pressed state says which,
+    /// as a toggle button's name must not change with it): "Favorite: " + the item's title.
+    let favoriteOf: @Sendable (String) -> String
     let moveUp: @Sendable (String) -> String
     let moveDown: @Sendable (String) -> String
     let deleteItem: @Sendable (String) -> String
@@ -91,8 +92,6 @@ final class Strings: Sendable {
     let cannotMove: @Sendable (String, Int) -> String
     /// A move or deletion of an item no longer in the list (deleted from another device): its name.
     let notInList: @Sendable (String) -> String
-    /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
-    let addToFavorites: String
     /// An error page's words when Kiosk saved nothing for it and the catalog's upstream cannot be reached (Kiosk
     /// itself answers: the device is online, so neither "offline" nor the device is the subject).
     let offlineNotSaved: String
@@ -178,8 +177,7 @@ final class Strings: Sendable {
          couldNotSave: @escaping @Sendable (String) -> String,
          couldNotSearch: @escaping @Sendable (String) -> String,
          results: @escaping @Sendable (Int, String) -> String,
-         addFavorite: @escaping @Sendable (String) -> String,
-         removeFavorite: @escaping @Sendable (String) -> String,
+         favoriteOf: @escaping @Sendable (String) -> String,
          moveUp: @escaping @Sendable (String) -> String,
          moveDown: @escaping @Sendable (String) -> String,
          deleteItem: @escaping @Sendable (String) -> String,
@@ -191,7 +189,6 @@ final class Strings: Sendable {
          resetWarning: @escaping @Sendable (String) -> String,
          cannotMove: @escaping @Sendable (String, Int) -> String,
          notInList: @escaping @Sendable (String) -> String,
-         addToFavorites: String,
          offlineNotSaved: String,
          timedOutNotSaved: String,
          itemNotFound: String,
@@ -262,8 +259,7 @@ final class Strings: Sendable {
         self.couldNotSave = couldNotSave
         self.couldNotSearch = couldNotSearch
         self.results = results
-        self.addFavorite = addFavorite
-        self.removeFavorite = removeFavorite
+        self.favoriteOf = favoriteOf
         self.moveUp = moveUp
         self.moveDown = moveDown
         self.deleteItem = deleteItem
@@ -275,7 +271,6 @@ final class Strings: Sendable {
         self.resetWarning = resetWarning
         self.cannotMove = cannotMove
         self.notInList = notInList
-        self.addToFavorites = addToFavorites
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved
         self.itemNotFound = itemNotFound

@@ -17,9 +17,10 @@ struct ReaderComfortTests {
             #expect(try await client.post("/favorites/rickandmorty/1", form: [("csrf", csrf), ("action", "add"), ("return", "/rickandmorty/1")],
                                           cookie: csrf).status == .seeOther)
             let after = try await client.get("/rickandmorty/1")
-            // Then the control says what it does, then what it is, with one star
-            #expect(before.body.contains(#"aria-pressed="false">☆ Add to favorites</button>"#))
-            #expect(after.body.contains(#"aria-pressed="true">★ Favorite</button>"#))
+            // Then the control is one toggle whose name holds its visible word and stays the same, its star and
+            // pressed state saying whether it is on, with one star
+            #expect(before.body.contains(#"aria-label="Favorite: Rick Sanchez" aria-pressed="false">☆ Favorite</button>"#))
+            #expect(after.body.contains(#"aria-label="Favorite: Rick Sanchez" aria-pressed="true">★ Favorite</button>"#))
             #expect(!after.body.contains("★ ★"))
             #expect(after.body.components(separatedBy: "class=\"star").count == 2)
         }

@@ -233,15 +233,15 @@ struct PageCacheTests {
             let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
             // Given a cached list page
             let before = try await client.get("/rickandmorty", headers: cookie)
-            #expect(before.body.contains("aria-label=\"Add Rick Sanchez to favorites\""))
+            #expect(before.body.contains("aria-label=\"Favorite: Rick Sanchez\" aria-pressed=\"false\""))
             // When Rick is starred
             _ = try await client.post("/favorites/rickandmorty/1", form: [("csrf", token), ("action", "add")], cookie: token)
             // Then the next page shows the star
             let after = try await client.get("/rickandmorty", headers: cookie)
-            #expect(after.body.contains("aria-label=\"Remove Rick Sanchez from favorites\""))
+            #expect(after.body.contains("aria-label=\"Favorite: Rick Sanchez\" aria-pressed=\"true\""))
             // And another language is its own page
             let spanish = try await client.get("/rickandmorty", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token); kiosk_lang=es"])
-            #expect(spanish.body.contains("Quitar Rick Sanchez de favoritos"))
+            #expect(spanish.body.contains("aria-label=\"Favorito: Rick Sanchez\" aria-pressed=\"true\""))
             // And an hour later the age shown is an hour older
             await harness.now.advance(by: .seconds(3600))
             let later = try await client.get("/rickandmorty", headers: cookie)
@@ -257,14 +257,14 @@ struct PageCacheTests {
             // Given a cached list page
             _ = try await client.get("/rickandmorty", headers: cookie)
             let cached = try await client.get("/rickandmorty", headers: cookie)
-            #expect(cached.body.contains("aria-label=\"Add Morty Smith to favorites\""))
+            #expect(cached.body.contains("aria-label=\"Favorite: Morty Smith\" aria-pressed=\"false\""))
             // When another process (a `kiosk favorite add` in a terminal) stars Morty through its own connection
             let path = try #require(harness.kiosk.database.path)
             let other = try AppDatabase.open(at: path)
             try other.setFavorite(true, source: .rickandmorty, itemID: "2")
             // Then the next page shows the star
             let after = try await client.get("/rickandmorty", headers: cookie)
-            #expect(after.body.contains("aria-label=\"Remove Morty Smith from favorites\""))
+            #expect(after.body.contains("aria-label=\"Favorite: Morty Smith\" aria-pressed=\"true\""))
         }
     }
 

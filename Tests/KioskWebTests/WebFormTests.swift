@@ -77,7 +77,7 @@ struct WebFormTests {
             #expect(response.header("Location") == "/dogs")
             let title = try #require(try harness.kiosk.database.userOrdered(.dogs).first).title
             let after = try await client.get("/dogs")
-            #expect(after.body.contains("aria-label=\"Remove \(HTML.escape(title)) from favorites\" aria-pressed=\"true\""))
+            #expect(after.body.contains("aria-label=\"Favorite: \(HTML.escape(title))\" aria-pressed=\"true\""))
             #expect(try await client.get("/favorites").body.contains(HTML.escape(title)))
             // And after the list is revalidated, the favorite is still there
             #expect(try await client.get("/dogs?refresh=1").status == .ok)

@@ -131,7 +131,7 @@
     const buttons = $$("form", root).filter(f => controlOf(f) === key.action
                                                  && !f.closest("[hidden], details:not([open])"))
       .flatMap(f => $$("button", f));
-    // The star's label flips between "Add" and "Remove": then any button of the same form will do.
+    // A label not found (a pending star's "(waiting)" dropped once sent): any button of the same form will do.
     return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
   }
   // Tells offline.js that Kiosk's HTML changed under `root`, so it can show edits still waiting to be sent.

@@ -143,7 +143,7 @@
     action.value = on ? "remove" : "add";
     button.textContent = form.dataset[on ? "symbolOn" : "symbolOff"] || button.textContent;
     button.setAttribute("aria-pressed", String(on));
-    const label = form.dataset[on ? "labelRemove" : "labelAdd"];
+    const label = form.dataset.label;
     if (label) button.setAttribute("aria-label", waiting ? `${label} (${say("pending")})` : label);
     form.classList.toggle("pending", waiting);
   }
