@@ -219,7 +219,7 @@ public final class Breakpoints: Sendable {
             // The URL sent, or the one the app asked a reverse listener for (and that one's host).
             let urls = request.matchedURLs
             for (key, setting) in file.breakpoints where Self.isURLPattern(key) && key.count > (best?.key.count ?? -1) {
-                if urls.contains(where: { Self.url($0, matches: key) }) { best = (key, setting) }
+                if urls.contains(where: { Self.url($0, matches: key, ignoring: redactor.queryItems) }) { best = (key, setting) }
             }
             if let best { return best }
             if let setting = file.breakpoints[request.endpoint] { return (request.endpoint, setting) }
@@ -244,12 +244,16 @@ public final class Breakpoints: Sendable {
 
     /// Whether `url` matches the URL pattern `pattern`: `*` any run of characters, the rest literally (scheme and host
     /// in any case); without a `?` in the pattern the URL's query is not compared, so a path's breakpoint holds for
-    /// every query of it.
-    static func url(_ url: URL, matches pattern: String) -> Bool {
-        let text = url.absoluteString
-        let compared = pattern.contains("?") ? text : String(text.prefix { $0 != "?" && $0 != "#" })
-        let (target, key) = (lowercasedOrigin(compared), lowercasedOrigin(pattern))
-        return key.contains("*") ? URLPattern.wildcard(key, target) : key == target
+    /// every query of it. With one, the query is compared as mocks and rewrite rules compare it (`URLPattern`): its
+    /// items in any order, those named in `names` (the redactor's secret ones) left out, so one pattern selects the
+    /// same requests for all three.
+    static func url(_ url: URL, matches pattern: String, ignoring names: Set<String>) -> Bool {
+        let key = lowercasedOrigin(pattern)
+        guard pattern.contains("?") else {
+            let target = lowercasedOrigin(String(url.absoluteString.prefix { $0 != "?" && $0 != "#" }))
+            return key.contains("*") ? URLPattern.wildcard(key, target) : key == target
+        }
+        return URLPattern(key, ignoring: names).matches(lowercasedOrigin(URLPattern.normalized(url.absoluteString, ignoring: names)))
     }
 
     /// `text` with its scheme and authority (up to the path) lowercased.

@@ -83,4 +83,23 @@ struct BreakpointPatternTests {
         #expect(breakpoints.setting(for: Self.request("http://demo.invalid/api/character?page=1", endpoint: "rickandmorty.characters"))
             == Self.pause)
     }
+
+    @Test("A pattern with a query selects what a mock or rule with it selects: its items in any order, secret ones aside")
+    func queryAsMocksReadIt() throws {
+        // Given a breakpoint on a URL with two query items
+        let breakpoints = Breakpoints(fileURL: nil, redactor: .standard)
+        try breakpoints.set(Self.pause, for: "http://127.0.0.1:8000/mut?a=1&b=2")
+        func setting(_ url: String) -> BreakpointSetting {
+            breakpoints.setting(for: Self.request(url, endpoint: "127.0.0.1:8000"))
+        }
+        // When an app builds the same query in another order, or adds a key the redactor hides, or a third item
+        // Then the first two are paused (a mock with that URL answers them too), the third is not
+        #expect(setting("http://127.0.0.1:8000/mut?b=2&a=1") == Self.pause)
+        #expect(setting("http://127.0.0.1:8000/mut?a=1&api_key=s3cret&b=2") == Self.pause)
+        #expect(setting("http://127.0.0.1:8000/mut?a=1&b=2&c=3").isOff)
+        #expect(setting("http://127.0.0.1:8000/mut?a=1").isOff)
+        // And a wildcard in the query reads the items in order of name
+        try breakpoints.set(Self.pauseAnswers, for: "http://127.0.0.1:8000/find?*q=kiosk*")
+        #expect(setting("http://127.0.0.1:8000/find?q=kiosk&page=2") == Self.pauseAnswers)
+    }
 }
