@@ -203,7 +203,11 @@ extension HAR {
                                 + details.identities.map { "\($0.name.lowercased()):\($0.value)" }.sorted()
                                 + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
                             // Credentials an exporter hid may be anyone's: two such entries are not one identity answered again.
-                            if details.credentialValues.contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
+                            // Nor is an answer Kiosk's debugger made (a mock's, an edit's) the upstream's answer again: the
+                            // cache leaves it out, and it must not hide the upstream's own (logged just before an edit).
+                            if details.credentialValues.contains(where: HAR.isHiddenCredential) || details.madeByDebugger {
+                                key += "\n#\(index)"
+                            }
                         }
                         guard let kept = position[key] else {
                             position[key] = rules.count
