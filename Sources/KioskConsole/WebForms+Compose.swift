@@ -77,12 +77,24 @@ struct ResendJSON: Decodable, Sendable {
     var headers: [Pair]?
     var body: String?
 
-    /// `original` with the fields given replacing its own.
+    /// `original` with the fields given replacing its own. A `url` with a query replaces the logged query with it (and
+    /// with `query`'s items after it, when given): a URL given whole means the request it names, not one whose logged
+    /// items are added to it again (`?z=5` sent as `?z=5&z=1`).
     func applied(to original: ComposedRequest) -> ComposedRequest {
         var request = original
         if let method { request.method = method }
-        if let url { request.url = url }
-        if let query { request.queryItems = query.map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) } }
+        var items = query.map { $0.map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) } }
+        if let url {
+            request.url = url
+            if url.contains("?"), var components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)),
+               let typed = components.queryItems {
+                components.query = nil
+                components.fragment = nil
+                request.url = components.string ?? url
+                items = typed.map { ComposedRequest.QueryItem(name: $0.name, value: $0.value ?? "") } + (items ?? [])
+            }
+        }
+        if let items { request.queryItems = items }
         if let headers { request.headers = headers.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) } }
         if let body { request.body = body }
         return request

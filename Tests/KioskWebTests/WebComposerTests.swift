@@ -152,6 +152,25 @@ struct ComposeFormTests {
                       status: 200, timings: RequestTimings(total: 0.1), decision: .network)
     }
 
+    @Test("A resend's JSON whose url carries a query sends that query instead of the logged one, with its query items after it")
+    func resendURLWithQuery() throws {
+        // Given a logged request with two query items
+        let logged = RequestRecord(id: 4, startedAt: Date(), source: nil, endpoint: "api.example.test", method: "GET",
+                                   url: "https://api.example.test/echo?z=1&keep=a", requestHeaders: [], requestBody: nil,
+                                   status: 200, timings: RequestTimings(total: 0.1), decision: .network)
+        let original = ComposedRequest(logged)
+        let decode = { (json: String) in try JSONDecoder().decode(ResendJSON.self, from: Data(json.utf8)).applied(to: original) }
+        // When the JSON names the URL with a query of its own, alone and then with items
+        let alone = try decode(#"{"url": "https://api.example.test/echo?z=5"}"#)
+        let withItems = try decode(#"{"url": "https://api.example.test/echo?z=5", "query": [{"name": "p", "value": "2"}]}"#)
+        // Then the URL's query replaces the logged items, not added to them (`?z=5&z=1&keep=a`), and the change said is the query's
+        #expect(alone.url == "https://api.example.test/echo" && alone.queryItems == [.init(name: "z", value: "5")])
+        #expect(alone.changes(from: original) == [.query(from: "z=1&keep=a", to: "z=5")])
+        #expect(withItems.queryItems == [.init(name: "z", value: "5"), .init(name: "p", value: "2")])
+        // And a URL without a query keeps the logged items, as before
+        #expect(try decode(#"{"url": "https://api.example.test/other"}"#).queryItems == original.queryItems)
+    }
+
     @Test("A binary body (a protobuf starting with a line feed) is not put in a textarea: it is kept, and goes as logged whatever else is edited")
     func binaryBodyKept() throws {
         // Given a logged protobuf upload
