@@ -531,12 +531,13 @@ struct CompiledRewriteRule: Sendable {
         if rewritten.status != response.status || rewritten.body != response.body {
             rewritten.isEdited = true
             // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked —
-            // of one a cache below gave (a hit, a stored answer standing in for an unreachable upstream), still that it
-            // did, only now edited: "fwd=miss" would say the upstream was asked and answered.
+            // what the cache below did (a hit, a stored answer standing in for an unreachable upstream, or why it went
+            // forward and whether the upstream's answer was stored), only now edited: "fwd=miss" alone would say the
+            // upstream was asked when it was not, and hide what the proxy's cache decided and kept.
             // Its fwd-status stays what came from below (RFC 9211: the next hop's): a 500 a rule made a 200 is still found
             // by status:5xx.
             var edited = CacheStatus(recordedAs: .edited, status: response.status, isConditional: false, hasError: false)
-            if var came = response.cacheStatus, came.decision != .network {
+            if var came = response.cacheStatus {
                 came.decision = .edited
                 edited = came
             }

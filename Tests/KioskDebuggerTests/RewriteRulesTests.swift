@@ -73,9 +73,13 @@ struct RewriteRulesTests {
         #expect(try rules.all().allSatisfy { $0.hits == 0 })
     }
 
-    @Test("An answer a cache below gave (a hit, a stored answer standing in) and a rule changed is said as the cache's, edited, not as a miss the upstream answered",
+    @Test("An answer a cache below gave or stored, and a rule changed, is said as the cache's, edited, not as a miss the upstream answered",
           arguments: [(CacheStatus(.fresh, ttl: 59), "Kiosk;hit;ttl=59;detail=edited"),
-                      (CacheStatus(.fallback, forward: .stale, ttl: -30), "Kiosk;fwd=stale;ttl=-30;detail=edited")])
+                      (CacheStatus(.fallback, forward: .stale, ttl: -30), "Kiosk;fwd=stale;ttl=-30;detail=edited"),
+                      (CacheStatus(.network, forward: .uriMiss, forwardStatus: 200, stored: true),
+                       "Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=edited"),
+                      (CacheStatus(.network, forward: .request, forwardStatus: 200, ttl: 300, stored: true),
+                       "Kiosk;fwd=request;fwd-status=200;ttl=300;stored;detail=edited")])
     func editedFromTheCache(came: CacheStatus, said: String) async throws {
         // Given a rule that sets a header and patches the body, over an answer the cache gave
         let rules = rules()
