@@ -572,3 +572,23 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
     open(driver, server.url("/rickandmorty/episode-1"))
     cast_marked = lambda d: d.execute_script("return document.querySelectorAll('#main section ul.items li.unsaved .not-saved').length")
     wait_for(driver, lambda d: cast_marked(d) > 0, 10, "no row of the cast says it is not saved")
+
+
+def test_with_kiosk_stopped_clearing_the_history_and_the_debugger_link_keep_the_app_and_say_why(saved_phone):
+    # Given a phone on the settings page, saved, whose Kiosk server stopped
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/settings"))
+    server.stop()
+    # When the reading history is cleared
+    driver.execute_script("document.querySelector('details.confirm-reset').open = true")
+    driver.find_element(By.CSS_SELECTOR, "form.clear-history button").click()
+    # Then the page stays, and says why nothing was cleared, not the browser's error page
+    toast = lambda d: d.execute_script("return document.getElementById('undo-toast')?.textContent || ''")
+    wait_for(driver, lambda d: "the reading history can be cleared once it answers" in toast(d), 10, f"toast: {toast(driver)!r}")
+    assert driver.current_url.endswith("/settings")
+    # When the top bar's Debugger link is followed
+    driver.find_element(By.CSS_SELECTOR, "header.top a.tool[href='/debug']").click()
+    # Then the device's own offline page is shown, not the browser's error page
+    heading = lambda d: d.execute_script("return document.querySelector('#main h1')?.textContent || ''")
+    wait_for(driver, lambda d: heading(d) == "Not saved on this device", 15,
+             f"{driver.current_url}: {driver.execute_script('return document.title')!r}")

@@ -200,6 +200,7 @@ extension DeviceStrings {
         deletedMany: "Se eliminaron {titles}.", unstarredMany: "Se quitaron {titles} de favoritos.",
         moved: "{title}: posición {n} de {total}.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
+        historyNeedsKiosk: "Kiosk no responde: el historial de lectura se podrá borrar cuando responda.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
         notSaved: "No guardado en este dispositivo",
         nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.")

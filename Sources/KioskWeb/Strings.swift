@@ -385,6 +385,8 @@ struct DeviceStrings: Sendable {
     let moved: String
     /// The toast when the language switch cannot reach Kiosk.
     let languageNeedsKiosk: String
+    /// The toast when clearing the reading history cannot reach Kiosk.
+    let historyNeedsKiosk: String
     /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
     let unreachableLoaded: String
     /// Beside a row of a list shown from the device (Kiosk unreachable) whose page this device has not saved.
@@ -400,7 +402,8 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
+    let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, historyNeedsKiosk, unreachableLoaded, notSaved: String
+    let nextUnreachable: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -441,6 +444,7 @@ struct ScriptStrings: Encodable, Sendable {
         moved = device.moved
         unstarredMany = device.unstarredMany
         languageNeedsKiosk = device.languageNeedsKiosk
+        historyNeedsKiosk = device.historyNeedsKiosk
         unreachableLoaded = device.unreachableLoaded
         notSaved = device.notSaved
         nextUnreachable = device.nextUnreachable

@@ -554,22 +554,25 @@
       }
     });
   }
-  // The language switch sets a cookie on Kiosk and shows the page again in the other language: with Kiosk out of reach
-  // the browser's own error page would replace the page being read, so it is sent with fetch first and, when Kiosk does
-  // not answer, the page stays and says why. Answered, the page is opened again (the cookie is set by then).
+  // The settings sent as they are, never queued (the language switch, which sets a cookie on Kiosk and shows the page
+  // again in the other language; clearing the reading history): with Kiosk out of reach the browser's own error page
+  // would replace the page being read, so each is sent with fetch first and, when Kiosk does not answer, the page stays
+  // and says why. Answered, the page is opened again (the cookie is set, the history cleared by then).
   document.addEventListener("submit", async event => {
     const form = event.target;
-    if (event.defaultPrevented || !form.matches("form.lang")) return;
+    if (event.defaultPrevented || !form.matches("form.lang, form.clear-history")) return;
     event.preventDefault();
     let answer;
     try {
       answer = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)),
         credentials: "same-origin", redirect: "manual" });
     } catch {
-      const toast = showToast(strings.languageNeedsKiosk || "Kiosk is unreachable: the language can be switched once it answers.");
+      const toast = showToast(form.matches("form.lang")
+        ? strings.languageNeedsKiosk || "Kiosk is unreachable: the language can be switched once it answers."
+        : strings.historyNeedsKiosk || "Kiosk is unreachable: the reading history can be cleared once it answers.");
       // Kiosk answering again makes the sentence untrue: it goes then, not ten seconds on.
       let waiting = true;
-      connectivityWatchers.set("language-toast", {
+      connectivityWatchers.set("setting-toast", {
         active: () => waiting && !toast.hidden,
         changed: state => {
           if (state === "unreachable") return;
@@ -582,8 +585,9 @@
     }
     // Refused (a stale form's token, say): the form's own POST shows Kiosk's page saying why.
     if (answer.type !== "opaqueredirect" && !answer.ok) return form.submit();
-    // Only a path of this origin, as the server's own check allows (an error page's return is the address asked for).
-    const back = $("input[name=return]", form)?.value || "";
+    // Only a path of this origin, as the server's own check allows (an error page's return is the address asked for);
+    // without one (clearing the history), this page again, as Kiosk's redirect would.
+    const back = $("input[name=return]", form)?.value ?? location.pathname + location.search;
     location.assign(/^\/(?![\/\\])/.test(back) ? back : "/");
   });
   document.addEventListener("submit", event => {

@@ -126,7 +126,14 @@ self.addEventListener("sync", event => {
 self.addEventListener("fetch", event => {
   const request = event.request;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin || networkOnly(url.pathname)) return;
+  if (url.origin !== self.location.origin) return;
+  if (networkOnly(url.pathname)) {
+    // A page that never comes from the device (the debugger, pairing) opened while Kiosk is out of reach: the device's
+    // offline page, never the browser's error page (in the installed app, which has no browser buttons, a dead end).
+    // A GET only: a POST navigation may come from any site, and must reach Kiosk as that site sent it.
+    if (request.method === "GET" && request.mode === "navigate") event.respondWith(networkPage(event));
+    return;
+  }
   if (request.method === "POST") {
     // Only a fetch from one of this worker's own windows: a navigation may come from any site (a form posted here,
     // with or without a referrer), and queueing it would sign it with this device's token.
@@ -272,6 +279,16 @@ async function offlinePage() {
   // Tells the page's script this is not Kiosk's answer but the device's (app.js stays on the page it has).
   headers.set("X-Kiosk-Unreachable", "1");
   return new Response(html, { status: 503, statusText: "Kiosk is unreachable", headers });
+}
+
+// A navigation to a page Kiosk alone answers: Kiosk's answer as it comes (redirects and downloads included), else the
+// offline page.
+async function networkPage(event) {
+  try {
+    return (await event.preloadResponse?.catch(() => undefined)) || await fetch(event.request);
+  } catch {
+    return offlinePage();
+  }
 }
 
 async function tellClient(clientId, message) {
