@@ -245,7 +245,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case responseEdited
         /// The upstream's answer, of this status, never reached the app.
         case responseAborted(status: Int)
-        /// Held at the request breakpoint this many seconds (rounded), then sent as it was: its timings start after.
+        /// Held at the request breakpoint this many seconds (rounded), then sent as it was: its app waited through it, so
+        /// the record's total and `queued` hold it (the insights leave the exchange out).
         case requestHeld(seconds: Int)
         /// The upstream's answer held at the response breakpoint this many seconds (rounded), then passed on as it was:
         /// its timings end before.

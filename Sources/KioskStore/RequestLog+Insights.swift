@@ -19,10 +19,13 @@ extension RequestLog {
                                                       p50: LogInsights.percentile(current.durations, 0.5),
                                                       p95: LogInsights.percentile(current.durations, 0.95), maximum: maximum))
             }
-            // Exchanges that got an answer from the other side: store answers and failures are not latencies.
+            // Exchanges that got an answer from the other side: store answers and failures are not latencies, nor is
+            // the time a request was held at a breakpoint, which times the developer (the app waited through it, so
+            // its record's total and `queued` keep it).
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT endpoint, duration FROM logEntry
                 WHERE status IS NOT NULL AND decision IN ('network', 'revalidated', 'mocked')
+                    AND (touchedBy IS NULL OR touchedBy NOT LIKE '%"kind":"breakpoint"%')
                 ORDER BY endpoint, duration
                 """)
             while let row = try rows.next() {

@@ -35,7 +35,7 @@ struct RequestLogInsightsTests {
         #expect(try log.previousAnswer(before: preflight, method: "OPTIONS", url: url) == nil)
     }
 
-    @Test("endpoints are ranked by the p95 of their upstream exchanges, by nearest rank; store answers and failures are left out")
+    @Test("endpoints are ranked by the p95 of their upstream exchanges, by nearest rank; store answers, failures and pauses at a breakpoint are left out")
     func slowest() throws {
         // Given 20 exchanges of a list taking 10…200 ms, 4 of a detail taking 300 ms, and store answers and a
         // failure of the detail, which took no time or never got an answer
@@ -44,6 +44,11 @@ struct RequestLogInsightsTests {
         for _ in 0..<4 { try log.append(Self.record("detail", source: .nyt, seconds: 0.3)) }
         try log.append(Self.record("detail", source: .nyt, seconds: 0, decision: .fresh, status: nil))
         try log.append(Self.record("detail", source: .nyt, seconds: 9, decision: .network, status: nil))
+        // (and one held 33 s at a breakpoint before it went, timing the developer, not the upstream)
+        var paused = Self.record("list", source: .dogs, seconds: 33.5)
+        paused.timings.queued = 33.4
+        paused.touchedBy = [ExchangeTouch(kind: .breakpoint, id: 1, name: "dogs.list", phrase: .breakpoint(.requestHeld(seconds: 33)))]
+        try log.append(paused)
 
         // When the insights are read
         let insights = try log.insights()
@@ -55,7 +60,7 @@ struct RequestLogInsightsTests {
         #expect(abs(insights.endpoints[1].p50 - 0.10) < 1e-9)
         #expect(abs(insights.endpoints[1].p95 - 0.19) < 1e-9)
         #expect(abs(insights.endpoints[1].maximum - 0.20) < 1e-9)
-        #expect(insights.requests == 26)
+        #expect(insights.requests == 27)
     }
 
     @Test("stale answers are counted apart from fresh ones, and every decision by its name")
