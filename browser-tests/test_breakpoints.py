@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import PHONE, screenshot
@@ -60,7 +61,7 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     assert status.get_attribute("value") == "" and status.get_attribute("aria-invalid") == "true"
     Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.results[0].status']")).select_by_value("s")
     # A key added is focused with its name selected: typing names it.
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Add to $']").click()
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='+ key — Add to $']").click()
     browser.switch_to.active_element.send_keys("note")
     assert '"note": ""' in browser.execute_script("return document.querySelector('textarea[name=body]').value")
     # Its type changed, the value carries over: 826 becomes "826", and back again 826.
@@ -70,6 +71,21 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']")).select_by_value("n")
     body = browser.execute_script("return document.querySelector('textarea[name=body]').value")
     assert '"name": "Tree Rick"' in body and '"count": 826' in body
+    # A type changed from the keyboard keeps the focus on its menu, so the arrows step through the types.
+    menu = browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']")
+    browser.execute_script("arguments[0].focus()", menu)
+    menu.send_keys(Keys.ARROW_UP)
+    assert '"count": "826"' in browser.execute_script("return document.querySelector('textarea[name=body]').value")
+    assert browser.switch_to.active_element.get_attribute("aria-label") == "Type of $.info.count"
+    browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    assert '"count": 826' in browser.execute_script("return document.querySelector('textarea[name=body]').value")
+    # A key renamed renames every control below it, in the path the diff page writes (a dot in a name is quoted).
+    info = browser.execute_script("return [...document.querySelectorAll('input.key')].find(k => k.value === 'info')")
+    info.send_keys(Keys.END, ".v2", Keys.TAB)
+    assert browser.find_elements(By.CSS_SELECTOR, """input[aria-label='Value of $["info.v2"].count']""")
+    assert not browser.find_elements(By.CSS_SELECTOR, "input[aria-label='Value of $.info.count']")
+    info.send_keys(Keys.BACKSPACE * 3, Keys.TAB)
+    assert browser.find_elements(By.CSS_SELECTOR, "input[aria-label='Value of $.info.count']")
     # A member holding an object or array has its × before the subtree, so Tab reaches it after the key, not after
     # every field inside.
     order = browser.execute_script("""
@@ -78,14 +94,14 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
         return [...li.children].map(c => c === key ? 'key' : c === remove ? 'remove' : c.tagName.toLowerCase());""")
     assert order == ["key", "remove", "details"], order
     # A key removed hands the focus to the next key's ×, or after the last to the Add of its object.
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Add to $']").click()
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='+ key — Add to $']").click()
     browser.switch_to.active_element.send_keys("spare")
     keys = lambda: browser.execute_script("return [...document.querySelectorAll('.json-editor > details > ul > li > input.key')].map(k => k.value)")
     assert keys()[-2:] == ["note", "spare"], keys()
     browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Remove note']").click()
     assert browser.switch_to.active_element.get_attribute("aria-label").startswith("Remove spare"), browser.switch_to.active_element.get_attribute("aria-label")
     browser.switch_to.active_element.click()
-    assert browser.switch_to.active_element.get_attribute("aria-label") == "Add to $"
+    assert browser.switch_to.active_element.get_attribute("aria-label") == "+ key — Add to $"
     assert "note" not in keys() and "spare" not in keys()
     # Text that is no JSON does not become a tree: the switch says why and where, the text kept as typed.
     toggle = browser.find_element(By.XPATH, "//button[normalize-space()='Edit as text']")

@@ -386,22 +386,33 @@
     }
   }
   const numberPattern = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+  // A member's path as the diff page writes it: `.key` for a plain name, `["a.b"]` for any other (a dot, a bracket, an
+  // empty name), so two members never share a path.
+  const memberPath = (path, key) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
   function treeEditor(textarea) {
     let root;
     try { root = parseJSON(textarea.value); } catch { return; } // not JSON: the textarea alone
     const tree = Object.assign(document.createElement("div"), { className: "json-tree json-editor" });
     const sync = () => { textarea.value = renderJSON(root); };
     const make = (tag, props = {}) => Object.assign(document.createElement(tag), props);
-    const button = (label, text, action) => {
+    // Paths are functions read when a label is written: a key renamed relabels every control below it (`relabel`), so
+    // neither a screen reader nor the "not a number" alert names a member by a name it no longer has.
+    let labels = [];
+    const label = (element, attribute, text) => {
+      const write = () => element.setAttribute(attribute, text());
+      labels.push(write);
+      write();
+    };
+    const relabel = () => labels.forEach(write => write());
+    const button = (text, action) => {
       const b = make("button", { type: "button", textContent: text });
-      b.setAttribute("aria-label", label);
       b.addEventListener("click", action);
       return b;
     };
     function scalarControls(node, path, replace) {
       const span = make("span", { className: "scalar" });
       const kind = make("select");
-      kind.setAttribute("aria-label", say("typeOf", { path }));
+      label(kind, "aria-label", () => say("typeOf", { path: path() }));
       for (const [value, label] of [["s", say("typeString")], ["n", say("typeNumber")], ["b", say("typeBoolean")], ["z", say("typeNull")]]) {
         kind.append(make("option", { value, textContent: label, selected: node.t === value }));
       }
@@ -416,7 +427,8 @@
         }[kind.value];
         // A value that reads as no number leaves the field empty, to be filled in, rather than a 0 the app would get.
         if (kind.value === "n" && !numberPattern.test(text.trim()) && node.t !== "b") next.blank = true;
-        replace(next); sync(); draw();
+        // The focus stays on the menu (WCAG 3.2.2): its arrow keys step through the types, each drawn as it is chosen.
+        replace(next); sync(); draw(kind);
       });
       span.append(kind);
       if (node.t === "s" || node.t === "n") {
@@ -425,8 +437,8 @@
         const lines = node.t === "s" && !node.blank ? String(node.v).split(/\r\n|\r|\n/).length : 1;
         const input = lines > 1 ? make("textarea", { rows: Math.min(lines, 8), value: node.v })
           : make("input", { type: "text", value: node.blank ? "" : node.v });
-        input.setAttribute("aria-label", say("valueOf", { path }));
-        input.dataset.path = path;
+        label(input, "aria-label", () => say("valueOf", { path: path() }));
+        label(input, "data-path", path);
         // A number field that holds no number keeps the form from being sent (`refuseInvalid`): what the app would get
         // is the field's text, or nothing.
         // (A box's value reads every line break as LF: a string that came with CRLF keeps them.)
@@ -437,11 +449,12 @@
           if (ok) { node.v = node.t === "n" ? input.value.trim() : crlf ? input.value.replace(/\r?\n/g, "\r\n") : input.value; sync(); }
         };
         input.addEventListener("input", check);
+        // Typed next (an item just added), unless the change was made from elsewhere (a type menu keeps the focus).
         if (node.blank) { delete node.blank; check(); input.dataset.focus = ""; }
         span.append(input);
       } else if (node.t === "b") {
         const flag = make("select");
-        flag.setAttribute("aria-label", say("valueOf", { path }));
+        label(flag, "aria-label", () => say("valueOf", { path: path() }));
         flag.append(make("option", { value: "true", textContent: "true", selected: node.v }),
                     make("option", { value: "false", textContent: "false", selected: !node.v }));
         flag.addEventListener("change", () => { node.v = flag.value === "true"; sync(); });
@@ -454,28 +467,34 @@
       const details = make("details", { open: depth < 2 });
       // Named by its path, as the editor's other controls are: "{6}" alone, five times over, tells a screen reader nothing.
       const summary = make("summary");
-      summary.append(make("span", { className: "visually-hidden", textContent: `${path} ` }),
-                     node.t === "o" ? `{${node.items.length}}` : `[${node.items.length}]`);
+      const named = make("span", { className: "visually-hidden" });
+      labels.push(() => { named.textContent = `${path()} `; });
+      named.textContent = `${path()} `;
+      summary.append(named, node.t === "o" ? `{${node.items.length}}` : `[${node.items.length}]`);
       details.append(summary);
       const list = make("ul");
       node.items.forEach((item, index) => {
         const li = make("li");
         if (node.t === "o") {
           const key = make("input", { type: "text", value: item.k, className: "key" });
-          key.setAttribute("aria-label", say("keyIn", { key: item.k, path }));
+          label(key, "aria-label", () => say("keyIn", { key: item.k, path: path() }));
           // A key just added is focused with its name selected: typing replaces it.
           if (item.fresh) { delete item.fresh; key.dataset.focus = "select"; }
           key.addEventListener("input", () => { item.k = key.value; sync(); });
+          // Relabelled once the name is settled, not at each key: a name changing as it is typed would be read again.
+          key.addEventListener("change", relabel);
           li.append(key, ": ");
         } else {
           li.append(make("span", { className: "key", textContent: `[${index}] ` }));
         }
-        const value = node.t === "o" ? nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; })
-          : nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; });
-        const remove = button(node.t === "o" ? say("removeKey", { key: item.k, path }) : say("removeItem", { index, path }), "×", () => {
+        const value = node.t === "o" ? nodeView(item.v, () => memberPath(path(), item.k), depth + 1, next => { item.v = next; })
+          : nodeView(item, () => `${path()}[${index}]`, depth + 1, next => { node.items[index] = next; });
+        const remove = button("×", () => {
           // The focus goes to the next member's ×, or to the Add of this object or array after its last.
           node.items.splice(index, 1); node.removedAt = index; sync(); draw();
         });
+        label(remove, "aria-label", () => node.t === "o" ? say("removeKey", { key: item.k, path: path() })
+          : say("removeItem", { index, path: path() }));
         if (node.removedAt === index) remove.dataset.focus = "";
         // A member's × comes before an object or array it holds, so the keyboard reaches it without going through
         // the whole subtree; after a value on one line, at its end.
@@ -483,10 +502,13 @@
         list.append(li);
       });
       const add = make("li");
-      const adding = button(say("addTo", { path }), say(node.t === "o" ? "addKey" : "addItem"), () => {
+      const visible = say(node.t === "o" ? "addKey" : "addItem");
+      const adding = button(visible, () => {
         if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" }, fresh: true }); else node.items.push({ t: "s", v: "", blank: true });
         sync(); draw();
       });
+      // Its name starts with what it shows (WCAG 2.5.3: "click key" reaches it), then where it adds.
+      label(adding, "aria-label", () => `${visible} — ${say("addTo", { path: path() })}`);
       if (node.removedAt !== undefined && node.removedAt >= node.items.length) adding.dataset.focus = "";
       delete node.removedAt;
       add.append(adding);
@@ -494,11 +516,15 @@
       details.append(list);
       return details;
     }
-    function draw() {
+    // `staying`: the control the change was made with, whose place in the new tree takes the focus back.
+    function draw(staying) {
       const hadFocus = tree.contains(document.activeElement);
-      tree.replaceChildren(nodeView(root, "$", 0, next => { root = next; }));
+      const controls = () => [...tree.querySelectorAll("summary, input, select, textarea, button")];
+      const place = staying ? controls().indexOf(staying) : -1;
+      labels = [];
+      tree.replaceChildren(nodeView(root, () => "$", 0, next => { root = next; }));
       // The field a change asks to be filled next (a key added, a value to type) takes the focus.
-      const next = tree.querySelector("[data-focus]");
+      const next = place >= 0 ? controls()[place] : tree.querySelector("[data-focus]");
       if (next && hadFocus) {
         for (let open = next.closest("details"); open; open = open.parentElement.closest("details")) open.open = true;
         next.focus();
