@@ -615,3 +615,22 @@ def test_a_name_that_does_not_resolve_and_a_refused_connection_are_502s_that_eac
     assert lines[1].startswith("502 ") and "127.0.0.1:9: it refused the connection" in lines[1], lines[1]
     # And a tunnel to that name is refused in the same words, not NIO's
     assert lines[2].startswith("HTTP/1.1 502 ") and "no-such-host.example.test:443: the name does not resolve (DNS)" in lines[2], lines[2]
+
+
+def test_clearing_the_log_empties_the_open_consoles_host_menu_but_for_the_host_chosen(setup, browser):
+    proxy, upstream = setup
+    # Given an app's exchange logged, and the console open on the whole list, its Host menu offering the app's host
+    urllib_get(proxy, upstream.url("/api/items"))
+    deadline = time.monotonic() + 10
+    while not records_for(proxy, upstream.url("/api/items")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    browser.get(proxy.console + "/debug")
+    page_ready(browser)
+    hosts = lambda d: [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "select[name=host] option")
+                       if o.get_attribute("value")]
+    assert f"localhost:{upstream.port}" in hosts(browser), hosts(browser)
+    # When the log is cleared
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Clear the request log']").click()
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
+    # Then the menu no longer offers hosts the log no longer holds, without a reload
+    WebDriverWait(browser, 10).until(lambda d: hosts(d) == [], f"the Host menu still offers {hosts(browser)}")

@@ -50,10 +50,13 @@ enum DebugPages {
                                                [.text(w.requestsUnlogged(unlogged))]),
             E.element("div", [.class("console-actions")], [
                 chips(query, catalogs: catalogs, w),
+                // A button that says what it does next, its name changing with it: not also a pressed toggle, whose
+                // "Resume recording, pressed" would leave a listener to guess which state is meant (WAI-ARIA's button
+                // pattern: a toggle keeps its name).
                 Pages.postForm(action: ConsoleRoute.recording.path, fields: [("record", isRecording ? "off" : "on")],
                                label: isRecording ? w.pauseRecording : w.resumeRecording,
                                button: .text(isRecording ? w.pauseRecording : w.resumeRecording), className: "mock",
-                               pressed: !isRecording, context: context),
+                               context: context),
                 Pages.postForm(action: ConsoleRoute.clear.path, fields: [], label: w.clearLabel, button: .text(w.clear),
                                className: "mock delete", attributes: [.attribute("data-confirm", w.clearConfirm)],
                                context: context),

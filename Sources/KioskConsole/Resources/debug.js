@@ -50,6 +50,9 @@
       const body = $("#results table.requests tbody");
       // (The exchanges in flight are not the log's: they stay.)
       if (body) for (const tr of $$("tr:not([data-inflight])", body)) tr.remove();
+      // Nor are the hosts the log had reached lately: the Host menu keeps "any" and the one chosen, if any.
+      const hostMenu = $("select[name=host]");
+      if (hostMenu) for (const option of [...hostMenu.options]) if (option.value && !option.selected) option.remove();
       setCount(0);
       drawWaterfall();
     });
