@@ -88,6 +88,10 @@ def test_a_filtered_console_receives_only_matching_requests(fresh_server, browse
     fetch(fresh_server, "/api/dogs")
     WebDriverWait(browser, 15).until(lambda d: any("dogs.json" in row for row in rows(d)))
     assert not any("character" in row or "mostpopular" in row for row in rows(browser))
+    # A screen reader is told of the rows that arrived, politely, not of those the filter kept out.
+    said = browser.find_element(By.ID, "new-rows-said")
+    assert said.get_attribute("role") == "status"
+    assert said.get_attribute("textContent") == "1 new request in the list", said.get_attribute("textContent")
     # The count of all logged moves by both, shown or not: what a reload says too.
     WebDriverWait(browser, 5).until(lambda d: logged(d) >= before + 2)
     shown = logged(browser)

@@ -391,6 +391,8 @@ extension ConsoleWords {
         notANumber: "{path} is not a number (such as 12, -3.5 or 1e6): nothing was sent. Correct it, or choose another type.",
         requestsLoggedOne: "{count} request logged",
         requestsLoggedOther: "{count} requests logged",
+        newRowsOne: "1 new request in the list",
+        newRowsOther: "{count} new requests in the list",
         pausedOne: "{count} request is paused at a breakpoint. ",
         pausedOther: "{count} requests are paused at a breakpoint. ",
         enterToken: "Enter the debug token (KIOSK_DEBUG_TOKEN) to open the network debugger.",

@@ -439,6 +439,8 @@ extension ConsoleWords {
         notANumber: "{path} no es un número (como 12, -3.5 o 1e6): no se envió nada. Corrígelo o elige otro tipo.",
         requestsLoggedOne: "{count} solicitud registrada",
         requestsLoggedOther: "{count} solicitudes registradas",
+        newRowsOne: "1 solicitud nueva en la lista",
+        newRowsOther: "{count} solicitudes nuevas en la lista",
         pausedOne: "{count} solicitud está detenida en un punto de interrupción. ",
         pausedOther: "{count} solicitudes están detenidas en un punto de interrupción. ",
         enterToken: "Escribe el token de depuración (KIOSK_DEBUG_TOKEN) para abrir el depurador de red.",

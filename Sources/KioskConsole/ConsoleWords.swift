@@ -428,6 +428,9 @@ struct ConsoleWords: Sendable {
     /// The script's counts, one and several ({count}).
     let requestsLoggedOne: String
     let requestsLoggedOther: String
+    /// What a screen reader is told of rows the live list gained, at most every few seconds ({count}).
+    let newRowsOne: String
+    let newRowsOther: String
     let pausedOne: String
     let pausedOther: String
     let enterToken: String
@@ -612,6 +615,8 @@ enum ScriptWords {
             "notANumber": w.notANumber,
             "requestsLoggedOne": w.requestsLoggedOne,
             "requestsLoggedOther": w.requestsLoggedOther,
+            "newRowsOne": w.newRowsOne,
+            "newRowsOther": w.newRowsOther,
             "pausedOne": w.pausedOne,
             "pausedOther": w.pausedOther,
             "copied": w.copied

@@ -114,7 +114,24 @@
       $("#results p.empty")?.remove();
       localTimes(body);
       drawWaterfall();
+      announceNewRows(added);
     }
+  }
+  // Rows arriving are said to a screen reader, politely and at most every 5 s however fast they come ("12 new requests
+  // in the list"), not row by row: the list stays usable while an app is busy.
+  let unsaid = 0, sayingTimer = null;
+  const newRowsSaid = document.body.appendChild(Object.assign(document.createElement("p"), { id: "new-rows-said", className: "visually-hidden" }));
+  newRowsSaid.setAttribute("role", "status");
+  function announceNewRows(count) {
+    unsaid += count;
+    if (sayingTimer) return;
+    const sayNow = () => {
+      if (!unsaid) { sayingTimer = null; return; }
+      newRowsSaid.textContent = say(unsaid === 1 ? "newRowsOne" : "newRowsOther", { count: unsaid });
+      unsaid = 0;
+      sayingTimer = setTimeout(sayNow, 5000);
+    };
+    sayNow();
   }
 
   // 1b: the exchanges in flight (a slow answer, an open event stream) head the list until they end; the feed sends
