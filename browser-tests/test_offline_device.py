@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 import shutil
 import urllib.request
@@ -592,3 +593,26 @@ def test_with_kiosk_stopped_clearing_the_history_and_the_debugger_link_keep_the_
     heading = lambda d: d.execute_script("return document.querySelector('#main h1')?.textContent || ''")
     wait_for(driver, lambda d: heading(d) == "Not saved on this device", 15,
              f"{driver.current_url}: {driver.execute_script('return document.title')!r}")
+
+
+def test_a_list_refreshing_when_kiosk_goes_away_stops_saying_refreshing_and_its_saved_copy_never_does(saved_phone):
+    # Given a phone reading a stale Rick and Morty list (its answers fresh for a second, by a rule) that Kiosk
+    # revalidates behind it, slowly (the catalog takes 8 s)
+    server, driver = saved_phone.server, saved_phone.driver
+    subprocess.run([server.binary, "rule", "add", "--data-dir", server.data_dir, "--endpoint", "rickandmorty.characters",
+                    "--set-header", "Cache-Control: max-age=1"], check=True, capture_output=True)
+    open(driver, server.url("/rickandmorty?refresh=1"))
+    time.sleep(2.5)
+    server.set_faults(latencyMilliseconds=8000)
+    open(driver, server.url("/rickandmorty"))
+    status = lambda d: d.execute_script("return document.querySelector('#results p.status')?.textContent || ''")
+    assert "refreshing" in status(driver), status(driver)
+    # When Kiosk goes away before the refresh ends
+    server.process.kill()
+    server.process.wait()
+    # Then the list stops saying it is refreshing, and still says it is stale
+    wait_for(driver, lambda d: "refreshing" not in status(d), 30, f"status: {status(driver)!r}")
+    assert "stale" in status(driver), status(driver)
+    # And the copy the device saved of it, opened again, does not say so either
+    open(driver, server.url("/rickandmorty"))
+    wait_for(driver, lambda d: "refreshing" not in status(d), 15, f"status: {status(driver)!r}")

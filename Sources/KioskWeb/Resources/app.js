@@ -197,13 +197,30 @@
     const before = swaps;
     try {
       const doc = await fetchPage(resultsURL, { wait: true });
+      // The device's copy of a page saved while it was refreshing: that refresh will never be heard of.
+      if (Number(doc.body?.dataset.savedAt)) endRefreshing(doc);
       // The pages the infinite scroll appended (or Back put back) come again after the fresh first page, and the row
       // at the top of the screen stays there: a revalidation must not take the reader's place away.
       const pages = appended.slice(), top = topRow();
       if (swaps === before && swapResults(doc, { fromWait: true }) && pages.length) await appendPages(pages, top);
-    } catch { /* keep the page as it is */ }
+    } catch {
+      // Kept as it is, but for a "refreshing…" whose end no one will hear of now (Kiosk went away, the refresh failed).
+      endRefreshing(document);
+    }
     reloading = false;
     watchConnectivity();
+  }
+  // A list's status line says "refreshing…" while Kiosk revalidates it; that ends here when the refresh's answer cannot
+  // come (said for good, it would be a promise never kept): the rest of the line, "stale" included, stays true.
+  function endRefreshing(doc) {
+    const results = doc.getElementById("results");
+    if (!results || results.dataset.revalidating !== "true") return;
+    results.dataset.revalidating = "false";
+    for (const span of $$("p.status .refreshing", results)) {
+      const before = span.previousSibling;
+      if (before?.nodeType === Node.TEXT_NODE) before.textContent = before.textContent.replace(/\s*·\s*$/, "");
+      span.remove();
+    }
   }
 
   // 2: connectivity, one poller with both meanings: the upstream is offline (Kiosk answers from its store: the
