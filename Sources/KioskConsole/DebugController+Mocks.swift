@@ -22,10 +22,8 @@ extension DebugController {
             guard !body.isTruncated else {
                 throw WebError.consoleBadRequest { $0.mockBodyCut(record.id) }
             }
-            let headers = record.responseHeaders.filter { MockRule.keepsRecorded($0, method: record.method) }
             let mocks = kiosk.debugger.mocks
-            try mocks.add([mocks.redactingRecorded(MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
-                                                            body: body.data, origin: "from request #\(record.id)"))])
+            try mocks.add([mocks.redactingRecorded(MockRule(recorded: record, status: status, body: body.data))])
             return WebController.seeOther(ConsoleRoute.mocks.path)
         }
         debug.on(.mock) { _, context in

@@ -67,6 +67,25 @@ extension MockRule {
         return name == "content-length" && method.uppercased() == "HEAD" && Int(field.value.trimmingCharacters(in: .whitespaces)) != nil
     }
 
+    /// A rule answering `record`'s request as it was answered, with `body`, the logged answer's whole: the fields
+    /// `keepsRecorded` keeps, and the body decoded from a coding Kiosk undoes (gzip, deflate, br), as a rule's body is
+    /// kept (readable, editable, sent uncoded). A coding Kiosk cannot undo (zstd, two stacked) keeps its
+    /// `Content-Encoding`, so the bytes go as what they are rather than as text they are not.
+    public init(recorded record: RequestRecord, status: Int, body: Data) {
+        var headers = record.responseHeaders.filter { Self.keepsRecorded($0, method: record.method) }
+        var body = body
+        let codings = record.responseHeaders.filter { $0.name.lowercased() == "content-encoding" }
+        if let coding = ContentCoding.single(codings.map(\.value).joined(separator: ", ")) {
+            if ContentCoding.decodes(coding), let decoded = ContentCoding.decoded(body, coding: coding) {
+                body = decoded
+            } else {
+                headers += codings
+            }
+        }
+        self.init(method: record.method, urlPattern: record.url, status: status, headers: headers, body: body,
+                  origin: "from request #\(record.id)")
+    }
+
     /// Why the rule cannot be kept, or nil: its URL pattern must be one (`URLPattern.problem`), its method an RFC 9110
     /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
     public var syntaxProblem: String? {

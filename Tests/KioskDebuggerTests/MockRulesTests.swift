@@ -30,6 +30,26 @@ struct MockRulesTests {
         #expect(read.hits == 2)
     }
 
+    @Test("A rule made from a logged answer kept gzipped answers with its content, uncoded; a coding Kiosk cannot undo stays labelled")
+    func recordedAnswerDecoded() throws {
+        // Given a logged proxied answer whose body was kept as sent, gzipped, and one coded as zstd
+        let content = Data(#"{"name": "Rick"}"#.utf8)
+        let gzipped = try #require(Data(base64Encoded: "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA"))
+        func record(_ coding: String, _ body: Data) -> RequestRecord {
+            RequestRecord(id: 9, startedAt: Date(), source: nil, endpoint: "api.example.test", method: "GET", url: "https://api.example.test/gz",
+                          status: 200, responseHeaders: [.init(name: "Content-Type", value: "application/json"), .init(name: "Content-Encoding", value: coding),
+                                                         .init(name: "Content-Length", value: String(body.count))],
+                          responseBody: CapturedBody(data: body, originalSize: body.count), timings: RequestTimings(total: 0.1), decision: .network)
+        }
+        // When a rule is made of each
+        let decoded = MockRule(recorded: record("gzip", gzipped), status: 200, body: gzipped)
+        let kept = MockRule(recorded: record("zstd", Data([0x28, 0xB5, 0x2F, 0xFD])), status: 200, body: Data([0x28, 0xB5, 0x2F, 0xFD]))
+        // Then the gzip one answers with the content itself, no Content-Encoding or stale length; the zstd one keeps its label
+        #expect(decoded.body == content && decoded.origin == "from request #9")
+        #expect(!decoded.headers.contains { ["content-encoding", "content-length"].contains($0.name.lowercased()) })
+        #expect(kept.headers.contains { $0.name == "Content-Encoding" && $0.value == "zstd" })
+    }
+
     @Test("Among hundreds of rules the first enabled one in the file's order answers, whether exact, a wildcard after its host or one anywhere, for its method; another process's change is matched at once")
     func firstRuleInOrder() throws {
         // Given a rules file of hundreds of rules for other hosts, then rules of every kind for one URL, in an order mixing them
