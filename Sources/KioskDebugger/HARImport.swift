@@ -546,7 +546,10 @@ extension HAR {
                                writtenByKiosk: Bool) -> String? {
             guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces), !body.isEmpty,
                   !coding.isEmpty, coding.lowercased() != "identity" else { return nil }
-            if coding.lowercased().contains("gzip") { return body.starts(with: [0x1F, 0x8B]) ? coding : nil }
+            // gzip's bytes tell it when it was applied last (the field lists codings in the order applied: `gzip, br` is
+            // brotli over gzip, whose bytes are brotli's).
+            let outermost = coding.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            if outermost == "gzip" || outermost == "x-gzip" { return body.starts(with: [0x1F, 0x8B]) ? coding : nil }
             // `compression` (the bytes the coding saved) is written beside a decoded body, by Chrome and by Kiosk.
             if content["compression"] is NSNumber { return nil }
             // A decoded text body is text.

@@ -172,7 +172,7 @@ struct HARImportTests {
         #expect(rules.match(request("https://example.test/items?fields=id")) == nil)
     }
 
-    @Test("A body still coded is told from a decoded one: gzip by its bytes, another coding when Kiosk's export kept it in base64; a mock skips it, the cache keeps it coded")
+    @Test("A body still coded is told from a decoded one: gzip by its bytes, another coding (or two stacked) when Kiosk's export kept it in base64; a mock skips it, the cache keeps it coded")
     func stillCodedBodies() throws {
         // Given Kiosk's export of answers under Content-Encoding: gzip bytes, br bytes in base64, and decoded text of each
         let coded = { (coding: String) in #"{"name": "Content-Encoding", "value": "\#(coding)"}"# }
@@ -183,17 +183,22 @@ struct HARImportTests {
                        + #""content": {"encoding": "base64", "text": "GwMA+CUAoloMfg=="}}"#),
             Self.entry("https://example.test/gzip-text", response: #"{"status": 200, "headers": [\#(coded("gzip"))], "content": {"text": "{}"}}"#),
             Self.entry("https://example.test/br-text", response: #"{"status": 200, "headers": [\#(coded("br"))], "content": {"text": "{}"}}"#),
+            // (brotli over gzip: its bytes are brotli's, no gzip header)
+            Self.entry("https://example.test/gzip-br", response: #"{"status": 200, "headers": [\#(coded("gzip, br"))], "#
+                       + #""content": {"encoding": "base64", "text": "GwMA+CUAoloMfg=="}}"#),
         ])
         // When imported as mocks, the coded ones are skipped and the decoded ones kept without a coding
         let mocks = try Self.importing(data)
-        #expect(mocks.skipped == [.compressedBody: 2])
+        #expect(mocks.skipped == [.compressedBody: 3])
         #expect(mocks.rules.map(\.urlPattern) == ["https://example.test/gzip-text", "https://example.test/br-text"])
         #expect(mocks.rules.allSatisfy { !$0.headers.contains { $0.name.lowercased() == "content-encoding" } })
         // And for the cache, the coded ones are kept as they are, with their coding
         let cached = try HAR.importArchive(data, origin: "har", folder: nil, ignoringQueryItems: [], keepingContentCoding: true)
-        #expect(cached.skipped.isEmpty && cached.rules.count == 4)
+        #expect(cached.skipped.isEmpty && cached.rules.count == 5)
         let br = try #require(cached.rules.first { $0.urlPattern.hasSuffix("/br") })
         #expect(br.headers.contains { $0.name == "Content-Encoding" && $0.value == "br" })
+        let stacked = try #require(cached.rules.first { $0.urlPattern.hasSuffix("/gzip-br") })
+        #expect(stacked.headers.contains { $0.name == "Content-Encoding" && $0.value == "gzip, br" })
         #expect(br.body == Data(base64Encoded: "GwMA+CUAoloMfg=="))
     }
 
