@@ -83,7 +83,9 @@ let package = Package(
         ),
         .target(
             name: "KioskDebugger",
-            dependencies: ["KioskCore", "KioskStore"],
+            dependencies: ["KioskCore", "KioskStore",
+                           // The reason phrases of HTTP's registered statuses, for HAR's statusText.
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .target(

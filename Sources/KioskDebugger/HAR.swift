@@ -1,4 +1,5 @@
 public import Foundation
+import NIOHTTP1
 public import KioskCore
 
 /// HTTP Archive 1.2 (http://www.softwareishard.com/blog/har-12-spec/) export of the request log, and
@@ -390,25 +391,10 @@ public enum HAR {
 
 /// The reason phrases HAR's `statusText` wants, for the statuses upstreams send.
 enum HTTPStatusText {
+    /// The reason phrase of a registered status (RFC 9110 and the IANA registry, as NIO knows them: `203 Non-Authoritative
+    /// Information`, `418 I'm a teapot`), as Chrome and mitmproxy write a HAR's `statusText`; empty for another.
     static func phrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 304: "Not Modified"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 409: "Conflict"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
+        guard (100...999).contains(status) else { return "" }
+        return HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 }

@@ -51,6 +51,21 @@ struct HARExportTests {
         return (log, try #require(log["entries"] as? [[String: Any]]))
     }
 
+    @Test("statusText is the registered reason phrase of every status, as Chrome and mitmproxy write it; empty for an unregistered one")
+    func statusTexts() throws {
+        // Given answers of statuses past the common few, and one no registry names
+        let statuses = [203, 206, 307, 308, 405, 410, 418, 422, 451, 420]
+        let records = statuses.enumerated().map { index, status in
+            Self.record(Int64(index + 1), "https://api.example/\(status)", status: status, timings: RequestTimings(total: 0.01))
+        }
+        // When they are exported
+        let (_, entries) = try Self.entries(try HAR.export(records))
+        let texts = entries.map { ($0["response"] as? [String: Any])?["statusText"] as? String }
+        // Then each carries its reason phrase
+        #expect(texts == ["Non-Authoritative Information", "Partial Content", "Temporary Redirect", "Permanent Redirect",
+                          "Method Not Allowed", "Gone", "I'm a teapot", "Unprocessable Entity", "Unavailable For Legal Reasons", ""])
+    }
+
     @Test("A request body cut at capture says so in its postData, as an answer's does; a whole one carries no such note")
     func truncatedRequestBody() throws {
         // Given an upload of 3,000 bytes kept to its first 1,024, and one kept whole
