@@ -114,6 +114,8 @@ struct HARImportJSON: Encodable {
     let imported: Int
     let ruleIDs: [Int]
     let skipped: [String: Int]
+    /// How many imported answers' text is replayed in UTF-8, labelled so, where its label named another charset.
+    let inUTF8Instead: Int
 
     init(file: String, _ result: HAR.Import) {
         self.file = file
@@ -121,5 +123,6 @@ struct HARImportJSON: Encodable {
         imported = result.rules.count
         ruleIDs = result.rules.map(\.id)
         skipped = Dictionary(uniqueKeysWithValues: result.skipped.map { ($0.key.rawValue, $0.value) })
+        inUTF8Instead = result.inUTF8Instead
     }
 }

@@ -21,7 +21,7 @@ struct HARImportCLITests {
         #expect(try BadInputTests.mockRuleCount(cli) == 2)
     }
 
-    @Test("The summary counts the skipped entries by reason, --json gives the same as JSON, and a body file is read beside the archive")
+    @Test("The summary counts the skipped entries by reason and the answers replayed in UTF-8, --json gives the same as JSON, and a body file is read beside the archive")
     func summary() throws {
         // Given an archive whose first entry's body is a file beside it, then a failure, a data: URL and no response
         let cli = CLI()
@@ -35,24 +35,28 @@ struct HARImportCLITests {
            "response": {"status": 200, "headers": [], "content": {"size": 12, "mimeType": "text/plain", "_file": "main.txt"}}},
           {"request": {"method": "GET", "url": "http://localhost:8080/gone"}, "response": {"status": -1, "content": {}}},
           {"request": {"method": "GET", "url": "data:text/plain,hi"}, "response": {"status": 200, "content": {"text": "hi"}}},
-          {"request": {"method": "GET", "url": "http://localhost:8080/pending"}}
+          {"request": {"method": "GET", "url": "http://localhost:8080/pending"}},
+          {"request": {"method": "GET", "url": "http://localhost:8080/label"}, "response": {"status": 200,
+           "headers": [{"name": "Content-Type", "value": "text/html; charset=x-user-defined"}], "content": {"mimeType": "text/html", "text": "café"}}}
         ]}}
         """#.utf8).write(to: har)
         // When it is imported, then imported again with --json
         let text = try cli.run(["har", "import", har.path])
         // Then the sentence names every reason, and the rule answers with the file's bytes
-        #expect(text.status == 0 && text.stdout == "Imported 1 mock rule from \(har.path); skipped 3 of its 4 entries: "
-                + "1 without a response, 1 failed (status 0 or -1), 1 data: URL. `kiosk mock list` shows them.\n")
+        #expect(text.status == 0 && text.stdout == "Imported 2 mock rules from \(har.path); skipped 3 of its 5 entries: "
+                + "1 without a response, 1 failed (status 0 or -1), 1 data: URL. 1 answer's text is replayed in UTF-8, and labelled so: "
+                + "the charset its Content-Type named cannot hold it, or Kiosk cannot write it. `kiosk mock list` shows them.\n", "\(text.stdout)")
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(["mock", "list", "--json"]).stdout.utf8)) as? [[String: Any]])
-        #expect(first.count == 1 && (first.first?["body"] as? [String: Any])?["text"] as? String == "Hello, world")
+        #expect(first.count == 2 && (first.first?["body"] as? [String: Any])?["text"] as? String == "Hello, world")
         // And --json holds the same counts, and the id of the rule that replaced the first import's
         let json = try cli.run(["har", "import", har.path, "--json"])
         let rules = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(["mock", "list", "--json"]).stdout.utf8)) as? [[String: Any]])
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(summary["file"] as? String == har.path && summary["entries"] as? Int == 4 && summary["imported"] as? Int == 1)
+        #expect(summary["file"] as? String == har.path && summary["entries"] as? Int == 5 && summary["imported"] as? Int == 2)
         #expect(summary["skipped"] as? [String: Int] == ["noResponse": 1, "failed": 1, "unsupportedScheme": 1])
-        #expect(summary["ruleIDs"] as? [Int] == [2] && (rules.first?["id"] as? Int) == 2)
-        #expect(try BadInputTests.mockRuleCount(cli) == 1)
+        #expect(summary["inUTF8Instead"] as? Int == 1)
+        #expect(summary["ruleIDs"] as? [Int] == [3, 4] && (rules.first?["id"] as? Int) == 3)
+        #expect(try BadInputTests.mockRuleCount(cli) == 2)
     }
 
     @Test("From standard input an archive naming a body file is refused, since there is no folder to read it from")
