@@ -291,7 +291,7 @@ public final class Kiosk: Sendable {
             + (tunnel.cutByStop ? Self.cutByStop : "") + (tunnel.note.map { "; " + $0 } ?? "")
         enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: url,
-            status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },
+            status: tunnel.error == nil ? 200 : tunnel.refusedOffline ? 504 : nil, error: tunnel.error.map { redactor.scrub($0) },
             timings: RequestTimings(total: tunnel.duration), decision: tunnel.cacheStatus?.decision ?? .network, cacheStatus: tunnel.cacheStatus,
             touchedBy: tunnel.wasToBeRead ? [] : [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)],
             responseSize: tunnel.wasToBeRead ? nil : tunnel.received), of: tunnel, in: requestLog)
@@ -334,7 +334,8 @@ public final class Kiosk: Sendable {
         }
         enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
-            url: url, requestHeaders: Self.redacted(upgrade.requestHeaders, by: redactor), status: tunnel.error == nil ? upgrade.status : nil,
+            url: url, requestHeaders: Self.redacted(upgrade.requestHeaders, by: redactor),
+            status: tunnel.error == nil ? upgrade.status : tunnel.refusedOffline ? 504 : nil,
             responseHeaders: Self.redacted(upgrade.responseHeaders, by: redactor),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration),
             decision: tunnel.cacheStatus?.decision ?? .network, cacheStatus: tunnel.cacheStatus,

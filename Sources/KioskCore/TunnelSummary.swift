@@ -49,6 +49,9 @@ public struct TunnelSummary: Sendable, Hashable {
     /// What the proxy's cache said of a tunnel or switch it did not open (offline: no upstream dialled), as the app was told
     /// in its answer's `Cache-Status`; nil for one the network's failure or success decided.
     public var cacheStatus: CacheStatus?
+    /// Whether it was refused because the proxy is offline: its app got the 504 of what is not stored, which its record
+    /// says as an HTTP request's does (a failure, never an answer from the store).
+    public var refusedOffline: Bool { error != nil && cacheStatus?.decision == .offline }
     /// What the debugger did to it (a protocol switch held or edited at a request breakpoint), for its record.
     public var touches: [ExchangeTouch] = []
     /// The request log's recording generation it opened under (`ExchangesInFlight.Ticket`), nil if not told: its record
