@@ -775,7 +775,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// breakpoint set for it holds it first (`ProxyConfiguration.holdSwitch`): sent as it was or edited, answered in its
     /// place, or aborted, as any request held there.
     private func openUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, body: ByteBuffer, context: ChannelHandlerContext) {
-        settings.configuration.meter.count { $0.upgrades += 1 }
         var bytes: ByteBuffer
         // The log keeps the request as the upstream got it (its Host, Via), as it does every other exchange's.
         let sentFields: [(name: String, value: String)]
@@ -858,6 +857,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     onTunnel(failed)
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
+                    // Counted once its upstream is reached: a switch refused (offline, a failed dial) never happened.
+                    settings.configuration.meter.count { $0.upgrades += 1 }
                     // Listed at the address the app opened (ws:, wss:), as its record will be.
                     var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
                     if protocolName == "websocket" { shown?.scheme = secure ? "wss" : "ws" }
