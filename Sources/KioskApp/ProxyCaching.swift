@@ -312,8 +312,11 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
-        // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3).
-        let refused = Self.refuses(asked, age: age, ttl: ttl) || changed
+        // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3). `If-Match` and
+        // `If-Unmodified-Since` are the origin's to evaluate, not a cache's (RFC 9111 §4.3.2, RFC 9110 §13.2.1): such a
+        // request goes forward with them, so that a 412 the app counts on is not a stored 200.
+        let preconditioned = request.headers["If-Match"] != nil || request.headers["If-Unmodified-Since"] != nil
+        let refused = Self.refuses(asked, age: age, ttl: ttl) || changed || preconditioned
         if ttl > 0 && !refused {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))

@@ -2045,7 +2045,7 @@ struct ProxyHTTPCacheTests {
         }
     }
 
-    @Test("The request's no-cache, max-age=0 and Pragma go forward; only-if-cached with nothing fresh is a 504")
+    @Test("The request's no-cache, max-age=0, Pragma, If-Match and If-Unmodified-Since go forward; only-if-cached with nothing fresh is a 504")
     func requestDirectives() async throws {
         let upstream = try await ScriptedUpstream.start()
         let versions = Versions()
@@ -2069,6 +2069,13 @@ struct ProxyHTTPCacheTests {
             let fresher = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "min-fresh=900")])
             #expect(fresher.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=request;fwd-status=200;") == true)
             #expect(upstream.requests.count == 5)
+            // If-Match and If-Unmodified-Since are the origin's to judge: a fresh stored answer does not stand in for them
+            for headers in [[("If-Match", #""other""#)], [("If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT")]] {
+                let preconditioned = try await proxy.send(.GET, upstream.url("/d"), headers: headers)
+                #expect(preconditioned.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=request;") == true, "\(headers)")
+                #expect(upstream.requests.last?.headers.first(name: headers[0].0) == headers[0].1)
+            }
+            #expect(upstream.requests.count == 7)
         }
     }
 
