@@ -258,7 +258,8 @@ public final class Kiosk: Sendable {
         self.proxyCaching = proxyCaching
         let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),
                                                 rules: rules, clock: dependencies.clock,
-                                                timeout: configuration.proxyTransport.requestTimeout)
+                                                timeout: configuration.proxyTransport.requestTimeout,
+                                                decodingAtMost: configuration.proxyTransport.maximumBodyBytes)
         let proxyCapture = captureLog.map { log in
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }

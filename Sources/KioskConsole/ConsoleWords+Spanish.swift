@@ -645,7 +645,7 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
         case .streamed: "la respuesta se envía a la app según llega: su cuerpo no se puede parchear"
         case .undecodable(let coding):
             "el cuerpo está comprimido (\(coding)) de una forma que Kiosk no pudo descomprimir (dañado, una codificación que no conoce, "
-                + "o más de 64 MB descomprimido): no se puede parchear"
+                + "o mayor descomprimido que las respuestas que Kiosk guarda enteras): no se puede parchear"
         case .noBody: "la respuesta no tiene cuerpo que parchear"
         case .notJSON(let reason): "el cuerpo no es JSON (\(reason))"
         case .patchFailed(let error): "su JSON Patch no se pudo aplicar: \(error)"

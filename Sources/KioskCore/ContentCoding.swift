@@ -5,8 +5,8 @@ import NIOCore
 /// Undoing an HTTP content coding (RFC 9110 §8.4.1) for what keeps bodies decoded: gzip (and x-gzip) and deflate,
 /// which zlib knows, and brotli (br), which the system's libbrotlidec knows where it is installed (`Brotli`).
 public enum ContentCoding {
-    /// The most a decoded body may grow to: a body that would inflate further (a bomb) stays as it came.
-    static let maximumDecodedBytes = 64 << 20
+    /// The most a decoded body may grow to by default: a body that would inflate further (a bomb) stays as it came.
+    public static let maximumDecodedBytes = 64 << 20
 
     /// The most of a decoded body a page, a terminal or a HAR file is given, as the capture keeps at most this much of a
     /// body sent uncoded: a 64 KB gzip answer of 66 MB made a 198 MB console page and a 410 MB HAR entry.
@@ -18,33 +18,33 @@ public enum ContentCoding {
     }
 
     /// `data` decoded from `coding`, or nil when Kiosk cannot decode it, it is corrupt or cut short, or it would grow
-    /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2), or a raw deflate stream, which some
+    /// past `maximumBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2), or a raw deflate stream, which some
     /// servers send instead and browsers, curl and mitmproxy read as well.
-    public static func decoded(_ data: Data, coding: String) -> Data? {
-        guard coding == "deflate" else { return decodedAsLabelled(data, coding: coding) }
-        return decodedAsLabelled(data, coding: coding) ?? rawDeflate(data)
+    public static func decoded(_ data: Data, coding: String, maximumBytes: Int = maximumDecodedBytes) -> Data? {
+        guard coding == "deflate" else { return decodedAsLabelled(data, coding: coding, maximumBytes: maximumBytes) }
+        return decodedAsLabelled(data, coding: coding, maximumBytes: maximumBytes) ?? rawDeflate(data, maximumBytes: maximumBytes)
     }
 
     /// A raw deflate stream decoded, or nil when it is not one, is cut short or would grow past `maximumDecodedBytes`. It
     /// has no trailer to tell its end by: one byte put after it is left unread by zlib only when the stream ended just
     /// before it (a stream cut short reads it as more of itself, or fails on it).
-    private static func rawDeflate(_ data: Data) -> Data? {
+    private static func rawDeflate(_ data: Data, maximumBytes: Int) -> Data? {
         var buffer = ByteBuffer(bytes: data + [0])
-        guard !data.isEmpty, let inflated = try? buffer.decompress(with: .deflate(), maxSize: maximumDecodedBytes),
+        guard !data.isEmpty, let inflated = try? buffer.decompress(with: .deflate(), maxSize: maximumBytes),
               buffer.readableBytes == 1 else { return nil }
         return Data(inflated.readableBytesView)
     }
 
-    private static func decodedAsLabelled(_ data: Data, coding: String) -> Data? {
+    private static func decodedAsLabelled(_ data: Data, coding: String, maximumBytes: Int) -> Data? {
         let algorithm: CompressionAlgorithm
         switch coding {
         case "gzip", "x-gzip": algorithm = .gzip()
         case "deflate": algorithm = .zlib()
-        case "br": return Brotli.decoded(data, maximumBytes: maximumDecodedBytes)
+        case "br": return Brotli.decoded(data, maximumBytes: maximumBytes)
         default: return nil
         }
         var buffer = ByteBuffer(bytes: data)
-        guard let inflated = try? buffer.decompress(with: algorithm, maxSize: maximumDecodedBytes), buffer.readableBytes == 0 else {
+        guard let inflated = try? buffer.decompress(with: algorithm, maxSize: maximumBytes), buffer.readableBytes == 0 else {
             return nil
         }
         let decoded = Data(inflated.readableBytesView)

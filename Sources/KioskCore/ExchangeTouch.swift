@@ -184,8 +184,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .patchInvalid(let error): "its JSON Patch is not valid: \(error)"
             case .streamed: "the answer is streamed to the app as it arrives: its body cannot be patched"
             case .undecodable(let coding):
-                "the body is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it does not know, or more than 64 MB "
-                    + "decoded): it cannot be patched"
+                "the body is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it does not know, or larger "
+                    + "decoded than the answers Kiosk holds whole): it cannot be patched"
             case .noBody: "the answer has no body to patch"
             case .notJSON(let reason): "the body is not JSON (\(reason))"
             case .patchFailed(let error): "its JSON Patch did not apply: \(error)"

@@ -480,7 +480,7 @@ struct CompiledRewriteRule: Sendable {
     /// The rule's actions (but the latency) applied to `response`, all or nothing: when its patch cannot
     /// apply, nothing of the rule does. A changed status or body marks the answer edited (shown, never
     /// stored); changed headers alone do not, so caching behaviour can be tried with the real body.
-    func rewrite(_ response: HTTPResponse) -> Outcome {
+    func rewrite(_ response: HTTPResponse, decodingAtMost limit: Int = ContentCoding.maximumDecodedBytes) -> Outcome {
         let actions = rule.actions
         var rewritten = response
         var done: [ExchangeTouch.RuleEdit] = []
@@ -504,7 +504,10 @@ struct CompiledRewriteRule: Sendable {
         case .success(let patch)?:
             // A coded answer (gzip, br: what a browser asks for) is patched as its content, and goes on uncoded.
             let coding = ContentCoding.single(response.headers.combined("Content-Encoding"))
-            let decoded = coding.flatMap { ContentCoding.decodes($0) ? ContentCoding.decoded(response.body, coding: $0) : nil }
+            // No larger than the answers its transport holds whole: a small gzip body must not become a huge one in memory.
+            let decoded = coding.flatMap {
+                ContentCoding.decodes($0) ? ContentCoding.decoded(response.body, coding: $0, maximumBytes: limit) : nil
+            }
             // One that does not decode is not patched as if it were its content (a JSON body labelled gzip would go on
             // patched and still labelled so, which no client reads).
             if let coding, decoded == nil, !response.body.isEmpty {

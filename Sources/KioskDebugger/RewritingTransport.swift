@@ -21,15 +21,18 @@ public final class RewritingTransport: HTTPTransport {
     private let rules: RewriteRules
     private let clock: any Clock<Duration>
     private let timeout: Duration
+    private let decodeLimit: Int
 
     /// Rewrites answers from `base` with `rules`; latency is waited on `clock`; a `timeout` failure
-    /// reports `timeout` (the configured request timeout) as the time waited.
+    /// reports `timeout` (the configured request timeout) as the time waited. A compressed answer is patched as its
+    /// content only when that decodes to at most `decodingAtMost` bytes (the proxy's buffer limit: what it holds whole).
     public init(base: any HTTPTransport, rules: RewriteRules, clock: any Clock<Duration> = ContinuousClock(),
-                timeout: Duration = .seconds(15)) {
+                timeout: Duration = .seconds(15), decodingAtMost: Int = ContentCoding.maximumDecodedBytes) {
         self.base = base
         self.rules = rules
         self.clock = clock
         self.timeout = timeout
+        decodeLimit = decodingAtMost
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -70,7 +73,7 @@ public final class RewritingTransport: HTTPTransport {
         var latency = Duration.zero
         var applied: [Int] = []
         for rule in matched {
-            switch rule.rewrite(answer) {
+            switch rule.rewrite(answer, decodingAtMost: decodeLimit) {
             case .applied(let rewritten, let edits):
                 answer = rewritten
                 latency += rule.latency

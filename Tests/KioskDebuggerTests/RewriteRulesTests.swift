@@ -159,6 +159,25 @@ struct RewriteRulesTests {
         #expect(touches.first?.applied == false && touches.first?.detail.contains("could not decode") == true, "\(touches)")
     }
 
+    @Test("A compressed answer whose content is larger than the transport holds whole is not patched: a small gzip body never becomes a huge one")
+    func patchPastTheDecodeLimit() async throws {
+        // Given a patch rule, and an upstream whose 59-byte gzip answer decodes to 2,010 bytes of JSON
+        let rules = rules()
+        _ = try rules.add(rule(RewriteRule.Actions(patch: #"[{"op": "add", "path": "/patched", "value": true}]"#)))
+        let gzipped = try #require(Data(base64Encoded: "H4sIAAAAAAACA6tWSlSyUlCqGAWjYBSMglEwCkbBkAdKtQAKirI+2QcAAA=="))
+        let upstream = ScriptedTransport(always: .reply { request in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: gzipped, url: request.url)
+        })
+        // When it passes a transport that holds at most 1,000 bytes whole, and one that holds more
+        let (small, touches) = await send(request(), through: RewritingTransport(base: upstream, rules: rules, decodingAtMost: 1_000))
+        let (large, _) = await send(request(), through: RewritingTransport(base: upstream, rules: rules, decodingAtMost: 4_000))
+        // Then the first goes on as it came, the rule saying why; the second is patched as its content
+        let kept = try small.get()
+        #expect(kept.body == gzipped && !kept.isEdited)
+        #expect(touches.first?.applied == false && touches.first?.detail.contains("larger decoded") == true, "\(touches)")
+        #expect(String(decoding: try large.get().body, as: UTF8.self).hasSuffix(#","patched":true}"#))
+    }
+
     @Test("Several matching rules apply in list order, each to the answer the one before left")
     func order() async throws {
         // Given two rules patching the same member, and a third matching by URL wildcard and method
