@@ -346,9 +346,9 @@ extension HAR {
         (value as? NSNumber).flatMap { Int(exactly: $0.doubleValue) }
     }
 
-    /// `url` with its scheme and its host in lower case, and without the scheme's default port (RFC 3986 §6.2.3:
-    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request); user information is left as written (such an entry is
-    /// skipped: `unsendableURL`).
+    /// `url` with its scheme and its host in lower case, without the scheme's default port, and an empty path as `/` (RFC
+    /// 3986 §6.2.3: `HTTP://A.TEST:80` is `http://a.test/`, one request, and the one an app sends); user information is
+    /// left as written (such an entry is skipped: `unsendableURL`).
     static func normalizingOrigin(_ url: String) -> String {
         guard let separator = url.range(of: "://") else { return url }
         let scheme = url[..<separator.lowerBound].lowercased()
@@ -361,7 +361,10 @@ extension HAR {
             host.removeLast(defaultPort.count)
         }
         let normalized = scheme + "://" + authority[..<hostStart] + host
-        return normalized == url[..<authorityEnd] ? url : normalized + rest[authorityEnd...]
+        let afterAuthority = rest[authorityEnd...]
+        let emptyPath = (scheme == "http" || scheme == "https") && !afterAuthority.hasPrefix("/")
+        if normalized == url[..<authorityEnd] && !emptyPath { return url }
+        return normalized + (emptyPath ? "/" : "") + afterAuthority
     }
 
     /// The scheme of `url`, lower-cased (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then a

@@ -121,7 +121,7 @@ struct HARImportTests {
         #expect(rules.match(HTTPRequest(url: URL(string: "https://app.test/cb?x=1")!, endpoint: "app.test"))?.body == Data("signed in".utf8))
     }
 
-    @Test("A recorded URL whose scheme or host is in capitals, or that names its scheme's default port (RFC 3986: the same URL), is imported as apps send it; its path keeps its case")
+    @Test("A recorded URL whose scheme or host is in capitals, names its scheme's default port or has an empty path (RFC 3986: the same URL), is imported as apps send it; its path keeps its case")
     func capitalSchemeAndHost() throws {
         // Given entries recorded with an upper-case scheme, host, and a user's name in capitals before the host
         let result = try Self.importing(Self.archive([
@@ -135,10 +135,12 @@ struct HARImportTests {
         // user's name is skipped (no app's request carries one: it would never match, and a password would be kept)
         #expect(result.skipped == [.unsendableURL: 1])
         #expect(result.rules.map(\.urlPattern) == ["http://a.test/Items/10?Q=X", "http://b.test/x",
-                                                   "https://b.test?y", "http://b.test:443/z"])
+                                                   "https://b.test/?y", "http://b.test:443/z"])
         let rules = MockRules(fileURL: nil, redactor: .standard)
         try rules.add(result.rules)
         #expect(rules.match(HTTPRequest(url: URL(string: "http://a.test/Items/10?Q=X")!, endpoint: "a.test"))?.body == Data("ten".utf8))
+        // (an app asking for the one recorded without a path sends `/`)
+        #expect(rules.match(HTTPRequest(url: URL(string: "https://b.test/?y")!, endpoint: "b.test"))?.body == Data("y".utf8))
     }
 
     @Test("A recorded URL with a % that starts no escape (a search for 100%) is kept as the proxy writes the app's request: %25")
