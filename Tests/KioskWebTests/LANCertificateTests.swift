@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import NIOCore
 import NIOSSL
 import Testing
 import X509
@@ -171,6 +172,18 @@ struct LANCertificateTests {
             try await http.shutdown()
             #expect(served?.status == .ok)
         }
+    }
+
+    @Test("The address the plain-HTTP answer offers is the listener's own as a phone can open it: IPv4 unmapped from a dual-stack socket, IPv6 in brackets")
+    func plainHTTPAnswerAddress() throws {
+        // Given the local addresses a --lan listener's connections report (bound to ::, an IPv4 phone is ::ffff:a.b.c.d)
+        let mapped = try SocketAddress(ipAddress: "::ffff:192.168.1.5", port: 8443)
+        let ipv6 = try SocketAddress(ipAddress: "fd00::20", port: 8443)
+        let standard = try SocketAddress(ipAddress: "192.168.1.5", port: 443)
+        // Then each is written as an https:// URL a browser opens, the default port left out
+        #expect(PlainHTTPOnTLSPort.httpsAddress(mapped) == "https://192.168.1.5:8443/")
+        #expect(PlainHTTPOnTLSPort.httpsAddress(ipv6) == "https://[fd00::20]:8443/")
+        #expect(PlainHTTPOnTLSPort.httpsAddress(standard) == "https://192.168.1.5/")
     }
 
     @Test("The user's own certificate and key load; a key that is not the certificate's is refused, naming the files")
