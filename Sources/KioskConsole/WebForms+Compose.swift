@@ -86,12 +86,11 @@ struct ResendJSON: Decodable, Sendable {
         var items = query.map { $0.map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) } }
         if let url {
             request.url = url
-            if url.contains("?"), var components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)),
-               let typed = components.queryItems {
-                components.query = nil
-                components.fragment = nil
-                request.url = components.string ?? url
-                items = typed.map { ComposedRequest.QueryItem(name: $0.name, value: $0.value ?? "") } + (items ?? [])
+            if url.contains("?") {
+                // (One that does not parse is refused when sent: the logged items are not added to it either.)
+                let split = ComposedRequest.split(url.trimmingCharacters(in: .whitespaces))
+                if let split { request.url = split.url }
+                items = (split?.items ?? []) + (items ?? [])
             }
         }
         if let items { request.queryItems = items }

@@ -36,16 +36,22 @@ public struct ComposedRequest: Sendable, Hashable {
 
     /// The logged request as it was sent: where the composer starts, and what "Revert" restores.
     public init(_ record: RequestRecord) {
-        // The log writes secrets as a bare `<redacted>`; percent-encoded, the URL parses wherever it is and
-        // its items read `<redacted>` again.
-        var components = URLComponents(string: record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E"))
-        let items = components?.queryItems ?? []
-        components?.query = nil
-        components?.fragment = nil
-        self.init(method: record.method, url: components?.string ?? record.url,
-                  queryItems: items.map { QueryItem(name: $0.name, value: $0.value ?? "") },
-                  headers: record.requestHeaders,
+        let (url, items) = Self.split(record.url) ?? (record.url, [])
+        self.init(method: record.method, url: url, queryItems: items, headers: record.requestHeaders,
                   body: record.requestBody.map { String(decoding: $0.data, as: UTF8.self) })
+    }
+
+    /// `url` as the composer edits it: up to its path, and its query's items decoded; nil when it is no URL. The log
+    /// writes secrets as a bare `<redacted>`, which no URL parser takes: percent-encoded first, the URL parses wherever it
+    /// is, and its items read `<redacted>` again.
+    public static func split(_ url: String) -> (url: String, items: [QueryItem])? {
+        guard var components = URLComponents(string: url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")) else {
+            return nil
+        }
+        let items = components.queryItems ?? []
+        components.query = nil
+        components.fragment = nil
+        return (components.string ?? url, items.map { QueryItem(name: $0.name, value: $0.value ?? "") })
     }
 
     /// What differs from `original`, for the new exchange's record ("method GET → POST", "page=1 → page=2",

@@ -169,6 +169,10 @@ struct ComposeFormTests {
         #expect(withItems.queryItems == [.init(name: "z", value: "5"), .init(name: "p", value: "2")])
         // And a URL without a query keeps the logged items, as before
         #expect(try decode(#"{"url": "https://api.example.test/other"}"#).queryItems == original.queryItems)
+        // And the logged URL copied with a secret as the log writes it, one item edited, is read as that URL too
+        let copied = try decode(#"{"url": "https://api.example.test/echo?api_key=<redacted>&z=2"}"#)
+        #expect(copied.url == "https://api.example.test/echo")
+        #expect(copied.queryItems == [.init(name: "api_key", value: "<redacted>"), .init(name: "z", value: "2")])
     }
 
     @Test("A binary body (a protobuf starting with a line feed) is not put in a textarea: it is kept, and goes as logged whatever else is edited")
