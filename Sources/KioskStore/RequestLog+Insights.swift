@@ -20,12 +20,14 @@ extension RequestLog {
                                                       p95: LogInsights.percentile(current.durations, 0.95), maximum: maximum))
             }
             // Exchanges that got an answer from the other side: store answers and failures are not latencies, nor is
-            // the time a request was held at a breakpoint, which times the developer (the app waited through it, so
-            // its record's total and `queued` keep it).
+            // the time a request was held at its request breakpoint, which times the developer (the app waited through
+            // it, so its record's total and `queued` keep it). An answer held at the response breakpoint is logged when
+            // the upstream answered: its time is the upstream's.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT endpoint, duration FROM logEntry
                 WHERE status IS NOT NULL AND decision IN ('network', 'revalidated', 'mocked')
-                    AND (touchedBy IS NULL OR touchedBy NOT LIKE '%"kind":"breakpoint"%')
+                    AND (touchedBy IS NULL OR touchedBy NOT LIKE '%"kind":"breakpoint"%'
+                         OR (touchedBy NOT LIKE '%"requestHeld"%' AND touchedBy NOT LIKE '%"requestEdited"%'))
                 ORDER BY endpoint, duration
                 """)
             while let row = try rows.next() {

@@ -35,7 +35,7 @@ struct RequestLogInsightsTests {
         #expect(try log.previousAnswer(before: preflight, method: "OPTIONS", url: url) == nil)
     }
 
-    @Test("endpoints are ranked by the p95 of their upstream exchanges, by nearest rank; store answers, failures and pauses at a breakpoint are left out")
+    @Test("endpoints are ranked by the p95 of their upstream exchanges, by nearest rank; store answers, failures and pauses at a request breakpoint are left out")
     func slowest() throws {
         // Given 20 exchanges of a list taking 10…200 ms, 4 of a detail taking 300 ms, and store answers and a
         // failure of the detail, which took no time or never got an answer
@@ -49,18 +49,22 @@ struct RequestLogInsightsTests {
         paused.timings.queued = 33.4
         paused.touchedBy = [ExchangeTouch(kind: .breakpoint, id: 1, name: "dogs.list", phrase: .breakpoint(.requestHeld(seconds: 33)))]
         try log.append(paused)
+        // (and one whose answer was held at the response breakpoint, logged when the upstream answered: its time counts)
+        var answerHeld = Self.record("list", source: .dogs, seconds: 0.2)
+        answerHeld.touchedBy = [ExchangeTouch(kind: .breakpoint, id: 2, name: "dogs.list", phrase: .breakpoint(.responseHeld(seconds: 40)))]
+        try log.append(answerHeld)
 
         // When the insights are read
         let insights = try log.insights()
 
-        // Then the detail (p95 300 ms) comes before the list (p95 190 ms, p50 100 ms), counting only the answered exchanges
+        // Then the detail (p95 300 ms) comes before the list (p95 200 ms, p50 110 ms), counting only the answered exchanges
         #expect(insights.endpoints.map(\.endpoint) == ["detail", "list"])
         #expect(insights.endpoints[0].count == 4)
-        #expect(insights.endpoints[1].count == 20)
-        #expect(abs(insights.endpoints[1].p50 - 0.10) < 1e-9)
-        #expect(abs(insights.endpoints[1].p95 - 0.19) < 1e-9)
+        #expect(insights.endpoints[1].count == 21)
+        #expect(abs(insights.endpoints[1].p50 - 0.11) < 1e-9)
+        #expect(abs(insights.endpoints[1].p95 - 0.2) < 1e-9)
         #expect(abs(insights.endpoints[1].maximum - 0.20) < 1e-9)
-        #expect(insights.requests == 27)
+        #expect(insights.requests == 28)
     }
 
     @Test("stale answers are counted apart from fresh ones, and every decision by its name")
