@@ -337,7 +337,8 @@ final class ProxyCachingTransport: HTTPTransport {
         if refused && ttl > 0 && !changed { reason = .request }
         let revalidation = Self.conditional(request, on: entry)
         let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
-        let mayServeStale = !changed && !control.mustRevalidate && !control.noCache
+        // (Nor in place of a failure, to a request whose preconditions only the origin judges.)
+        let mayServeStale = !changed && !control.mustRevalidate && !control.noCache && !preconditioned
         let response = try await forward(revalidation.request, asked: request, key: key, cache: cache, found: .found(entry),
                                          reason: reason) { failure in
             guard mayServeStale else { return nil }

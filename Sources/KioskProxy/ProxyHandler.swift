@@ -590,7 +590,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             settings.configuration.meter.count { $0.intercepted += 1 }
             return intercept(head, target: target, authority: authority, context: context)
         }
-        settings.configuration.meter.count { $0.tunnels += 1 }
         let opened = ContinuousClock.now
         let onTunnel = settings.onTunnel
         let meter = TunnelMeter(host: target.host, port: target.port, listedIn: settings.configuration.exchangesInFlight,
@@ -611,6 +610,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     onTunnel(failed)
                     write(Self.dialRefusal(error, host: target.host, port: target.port), to: head, context: context)
                 case .success(let upstream):
+                    // Counted once its upstream is reached, as a protocol switch is: a refused one is counted refused.
+                    settings.configuration.meter.count { $0.tunnels += 1 }
                     self.join(context: context, upstream: upstream, meter: meter, established: head.version)
                 }
             }

@@ -461,8 +461,8 @@ struct ProxyCacheTests {
                                                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
             #expect(upgrade.hasPrefix("HTTP/1.1 504") && upgrade.contains("Cache-Status: Kiosk;fwd=miss;detail=offline\r\n"), "\(upgrade)")
             #expect(upstream.connections == connections)
-            // (and the proxy page's count of protocol switches counts none: the switch never happened)
-            #expect(proxy.meter.snapshot.upgrades == 0)
+            // (and the proxy page counts neither as a tunnel or a protocol switch: neither happened)
+            #expect(proxy.meter.snapshot.upgrades == 0 && proxy.meter.snapshot.tunnels == 0)
             // And each is logged with the status and Cache-Status its app got, as every answer is: a 504, not an answer from
             // the store (the Errors filter lists it)
             var logged: [String: String] = [:]
