@@ -130,7 +130,8 @@ package protocol WebFeature: Sendable {
     /// Its scripts, served at their content-addressed paths.
     var assets: [StaticAsset] { get }
     /// The path prefixes of its addresses that are never saved on a device nor answered from it (the service
-    /// worker passes them to the network), in the client table's `networkOnly`.
+    /// worker passes them to the network; a page of them opened while Kiosk is unreachable gets the device's offline
+    /// page), in the client table's `networkOnly`.
     var networkOnlyPrefixes: [String] { get }
     /// The path prefixes of its JSON API: an error there is answered in JSON, as under `/api/`.
     var jsonPrefixes: [String] { get }

@@ -191,7 +191,8 @@ struct ClientRoutes: Encodable, Sendable {
     let staticPrefix: String
     let pair: String
     let serviceWorker: String
-    /// Path prefixes that are never answered from the device (the JSON API, the debugger, pairing, the worker).
+    /// Path prefixes that are never answered from the device's saved pages (the JSON API, the debugger, pairing, the
+    /// worker): a page of them opened while Kiosk is unreachable gets the device's offline page.
     let networkOnly: [String]
     /// Writes sent as they are and never queued: settings (this browser's language, the reading history), which a
     /// person changes while looking at them, not while reading offline.

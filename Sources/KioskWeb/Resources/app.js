@@ -577,7 +577,9 @@
   // and says why. Answered, the page is opened again (the cookie is set, the history cleared by then).
   document.addEventListener("submit", async event => {
     const form = event.target;
-    if (event.defaultPrevented || !form.matches("form.lang, form.clear-history")) return;
+    // (The client table's `direct` writes: the two the server sends as they are, never queued.)
+    if (event.defaultPrevented || form.method.toLowerCase() !== "post"
+        || !self.KioskClient.routes.direct.includes(new URL(form.action, location.href).pathname)) return;
     event.preventDefault();
     let answer;
     try {

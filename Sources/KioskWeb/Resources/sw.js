@@ -282,10 +282,17 @@ async function offlinePage() {
 }
 
 // A navigation to a page Kiosk alone answers: Kiosk's answer as it comes (redirects and downloads included), else the
-// offline page.
+// offline page — at once when Kiosk is refused, and after `networkTimeout` when it does not even answer the
+// connectivity probe (a laptop asleep), rather than the browser's own wait.
 async function networkPage(event) {
+  const asked = (async () => (await event.preloadResponse?.catch(() => undefined)) || fetch(event.request))();
+  asked.catch(() => {});
   try {
-    return (await event.preloadResponse?.catch(() => undefined)) || await fetch(event.request);
+    const slow = Symbol("slow");
+    const first = await Promise.race([asked, new Promise(resolve => setTimeout(() => resolve(slow), networkTimeout))]);
+    if (first !== slow) return first;
+    if (!(await kioskAnswers())) return offlinePage();
+    return await asked;
   } catch {
     return offlinePage();
   }
