@@ -770,10 +770,13 @@ final class ProxyCachingTransport: HTTPTransport {
         headers.removeAll(named: "Set-Cookie")
         // An answer stored coded (gzip, for a browser that asked for it) given to a client that did not ask for that coding
         // (curl, a script) is given decoded, as nginx's gunzip does: the bytes it would get could only be read by one that
-        // did. Another representation then: its validator weak (RFC 9110 §8.8.1), and it varies by Accept-Encoding.
+        // did. Another representation then: its validator weak (RFC 9110 §8.8.1), and it varies by Accept-Encoding. Not
+        // one that says `no-transform` (RFC 9111 §5.2.2.6: no intermediary changes it), nor past the buffer limit decoded
+        // (a small gzip body would be a huge one held per answer).
         var body = entry.body
         if let coding = ContentCoding.single(headers.combined("Content-Encoding")), !ContentCoding.accepts(coding, in: request.headers["Accept-Encoding"]),
-           let decoded = ContentCoding.decoded(entry.body, coding: coding) {
+           !Self.control(of: headers, shared: false).noTransform,
+           let decoded = ContentCoding.decoded(entry.body, coding: coding, maximumBytes: bufferLimit) {
             body = decoded
             headers.removeAll(named: "Content-Encoding")
             headers.removeAll(named: "Transfer-Encoding")

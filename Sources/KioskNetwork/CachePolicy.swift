@@ -49,6 +49,8 @@ public struct CacheControl: Sendable, Hashable {
     /// `must-understand`: store the answer only when its status code's caching rules are understood, and then ignore
     /// `no-store` (RFC 9111 §5.2.2.3).
     public var mustUnderstand = false
+    /// `no-transform` (RFC 9111 §5.2.2.6): no intermediary may change the content, a coding undone included.
+    public var noTransform = false
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
     /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
@@ -72,6 +74,7 @@ public struct CacheControl: Sendable, Hashable {
             case "private": isPrivate = true
             case "public": isPublic = true
             case "must-understand": mustUnderstand = true
+            case "no-transform": noTransform = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true

@@ -1119,6 +1119,22 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A stored gzip answer that says no-transform is given as it came, whatever the client takes: no intermediary may decode it")
+    func noTransformKeptCoded() async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given a gzip answer marked no-transform, stored for a browser, and the proxy offline
+            _ = try await proxy.send(.GET, upstream.url("/gzip-no-transform"), headers: [("Accept-Encoding", "gzip")])
+            try await Task.sleep(for: .milliseconds(100))
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            // When a client that takes no gzip asks for it
+            let answer = try await proxy.send(.GET, upstream.url("/gzip-no-transform"), headers: [("Accept-Encoding", "identity")])
+            // Then it gets the stored bytes with their coding (RFC 9111 §5.2.2.6), not the content decoded
+            #expect(answer.status == .ok && answer.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+            #expect(answer.header("Content-Encoding") == ["gzip"] && answer.body == EchoUpstream.gzipped)
+        }
+    }
+
     @Test("Exported and imported again, an identity's answer is left out (never given to anyone), named by the fields it was asked with, and a URL's Vary variants stay apart")
     func exportKeepsIdentitiesAndVariants() async throws {
         let upstream = try await ScriptedUpstream.start()

@@ -132,6 +132,9 @@ final class EchoUpstream: Sendable {
                 return (.found, [("Location", "http://\(host)/echo?from=redirect")], Data())
             case "/gzip":
                 return (.ok, [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], EchoUpstream.gzipped)
+            case "/gzip-no-transform":
+                return (.ok, [("Content-Type", "text/plain"), ("Content-Encoding", "gzip"), ("Cache-Control", "max-age=60, no-transform")],
+                        EchoUpstream.gzipped)
             case "/empty":
                 return (.noContent, [], Data())
             case "/cached":
