@@ -73,6 +73,9 @@ def test_edits_made_with_kiosk_stopped_are_applied_once_and_in_order_when_it_ans
         press_in_dog_row(driver, dogs[1], "move", "↓")
         expected = [dogs[2], dogs[1], *dogs[3:]]
         wait_for(driver, lambda d: dog_ids(d) == expected, 15, "the moved dog is not shown where it went")
+        # (and a screen reader is told the place it shows, among the dogs it shows, not the saved list's)
+        said = lambda d: d.execute_script("return document.getElementById('results-said')?.textContent || ''")
+        wait_for(driver, lambda d: said(d).endswith(f": position 2 of {len(dogs) - 1}."), 10, f"said: {said(driver)!r}")
 
         # Then each change shows as waiting.
         wait_for(driver, lambda d: "6 changes are waiting to be sent to Kiosk." in d.find_element(By.ID, "pending-edits").text, 10)

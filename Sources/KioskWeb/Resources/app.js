@@ -479,7 +479,7 @@
         form.replaceWith(document.adoptNode(freshForm));
         changed(row);
         focusOn(findByKey(focusKey, row));
-      } else if (!swapResults(doc, { focusKey, announce: movedTo(form, doc) })) {
+      } else if (!swapResults(doc, { focusKey, announce: movedTo(form, doc, body) })) {
         location.assign(resultsURL);
       }
       return true;
@@ -500,11 +500,18 @@
   }
   // Where a dog a move form moved now stands in `doc`, said as a screen reader is told it ("Luna: position 3 of 5.");
   // undefined for any other form (the list's own status is said then).
-  function movedTo(form, doc) {
+  function movedTo(form, doc, body) {
     const row = form?.matches("form.move") ? form.closest("li[data-id]") : null;
     if (!row) return undefined;
-    const rows = $$("#results ul.items.edit > li[data-id]", doc);
-    const index = rows.findIndex(li => li.dataset.id === row.dataset.id);
+    let rows = $$("#results ul.items.edit > li[data-id]", doc);
+    let index = rows.findIndex(li => li.dataset.id === row.dataset.id);
+    // The device's copy (Kiosk unreachable, the move waiting in the outbox) is the list as it was saved, without the
+    // edits that wait: the place is the one the move named among the rows this page shows (which shows them), as sent.
+    if (Number(doc.body?.dataset.savedAt) > 0) {
+      rows = $$("#results ul.items.edit > li[data-id]");
+      const to = Number(body?.get("to"));
+      index = rows.includes(row) && Number.isInteger(to) ? Math.max(0, Math.min(rows.length - 1, to)) : -1;
+    }
     if (index < 0) return undefined;
     return (strings.moved || "{title}: position {n} of {total}.").replace("{title}", $(".title", row)?.textContent.trim() || "")
       .replace("{n}", String(index + 1)).replace("{total}", String(rows.length));
