@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 import KioskDebugger
 
@@ -58,7 +59,7 @@ extension ConsoleWords {
         requestBody: "Request body",
         responseBody: "Response body",
         none: "None",
-        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ".",
+        bytes: { $0 == 1 ? "1 byte" : "\($0.formatted(.number.locale(Locale(identifier: "en_US")))) bytes" }, decimalSeparator: ".",
         truncatedTo: { ", truncated to \($0) at capture" },
         shownFirst: { "; the first \($0) shown here (the whole answer is stored and replayed)" },
         decodedFrom: { " decoded from \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") as sent)" },

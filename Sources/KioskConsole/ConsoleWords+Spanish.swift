@@ -1,3 +1,4 @@
+import Foundation
 import KioskCore
 import KioskDebugger
 
@@ -58,7 +59,7 @@ extension ConsoleWords {
         requestBody: "Cuerpo de la solicitud",
         responseBody: "Cuerpo de la respuesta",
         none: "Ninguna",
-        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ",",
+        bytes: { $0 == 1 ? "1 byte" : "\($0.formatted(.number.locale(Locale(identifier: "es_ES")))) bytes" }, decimalSeparator: ",",
         truncatedTo: { ", recortado a \($0) al capturar" },
         shownFirst: { "; aquí se muestran los primeros \($0) (la respuesta se guarda y se reproduce entera)" },
         decodedFrom: { " descomprimidos de \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") tal como se enviaron)" },

@@ -113,6 +113,14 @@ struct ConsoleLanguageTests {
         }
     }
 
+    @Test("Byte counts are written as each language groups its digits")
+    func byteCounts() {
+        // Given a body of 30,183 bytes, then one byte
+        // Then English groups by commas, Spanish by points, and one byte is one byte
+        #expect(ConsoleWords.english.bytes(30183) == "30,183 bytes" && ConsoleWords.spanish.bytes(30183) == "30.183 bytes")
+        #expect(ConsoleWords.english.bytes(1) == "1 byte" && ConsoleWords.spanish.bytes(512) == "512 bytes")
+    }
+
     @Test("What a mock did to an exchange, and what a rule does, are said in the page's language")
     func touchesInSpanish() async throws {
         try await withWeb { harness, client in
