@@ -616,3 +616,22 @@ def test_a_list_refreshing_when_kiosk_goes_away_stops_saying_refreshing_and_its_
     # And the copy the device saved of it, opened again, does not say so either
     open(driver, server.url("/rickandmorty"))
     wait_for(driver, lambda d: "refreshing" not in status(d), 15, f"status: {status(driver)!r}")
+
+
+def test_clearing_the_reading_history_says_it_is_done_where_the_reader_is(start_server, tmp_path):
+    # Given a reader who opened an item, on the settings page
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/rickandmorty/1"))
+        open(driver, server.url("/settings"))
+        # When the reading history is cleared
+        driver.execute_script("document.querySelector('details.confirm-reset').open = true")
+        driver.find_element(By.CSS_SELECTOR, "form.clear-history button").click()
+        # Then the page says so in a status where the reader is, its fold-out closed
+        toast = lambda d: d.execute_script("return document.getElementById('undo-toast')?.textContent || ''")
+        wait_for(driver, lambda d: "Reading history cleared." in toast(d), 10, f"toast: {toast(driver)!r}")
+        assert driver.execute_script("return document.getElementById('undo-toast').getAttribute('role')") == "status"
+        assert not driver.execute_script("return document.querySelector('details.confirm-reset').open")
+    finally:
+        driver.quit()

@@ -144,6 +144,7 @@ extension DeviceStrings {
         moved: "{title}: position {n} of {total}.",
         languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
         historyNeedsKiosk: "Kiosk is unreachable: the reading history can be cleared once it answers.",
+        historyCleared: "Reading history cleared.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}",
         notSaved: "Not saved on this device",
         nextUnreachable: "Kiosk is unreachable: the next page can be loaded once it answers.")

@@ -201,6 +201,7 @@ extension DeviceStrings {
         moved: "{title}: posición {n} de {total}.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
         historyNeedsKiosk: "Kiosk no responde: el historial de lectura se podrá borrar cuando responda.",
+        historyCleared: "Historial de lectura borrado.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
         notSaved: "No guardado en este dispositivo",
         nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.")

@@ -387,6 +387,8 @@ struct DeviceStrings: Sendable {
     let languageNeedsKiosk: String
     /// The toast when clearing the reading history cannot reach Kiosk.
     let historyNeedsKiosk: String
+    /// The toast once the reading history is cleared.
+    let historyCleared: String
     /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
     let unreachableLoaded: String
     /// Beside a row of a list shown from the device (Kiosk unreachable) whose page this device has not saved.
@@ -402,7 +404,8 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, historyNeedsKiosk, unreachableLoaded, notSaved: String
+    let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, historyNeedsKiosk, historyCleared, unreachableLoaded: String
+    let notSaved: String
     let nextUnreachable: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
@@ -445,6 +448,7 @@ struct ScriptStrings: Encodable, Sendable {
         unstarredMany = device.unstarredMany
         languageNeedsKiosk = device.languageNeedsKiosk
         historyNeedsKiosk = device.historyNeedsKiosk
+        historyCleared = device.historyCleared
         unreachableLoaded = device.unreachableLoaded
         notSaved = device.notSaved
         nextUnreachable = device.nextUnreachable

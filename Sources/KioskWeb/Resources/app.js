@@ -611,6 +611,13 @@
     }
     // Refused (a stale form's token, say): the form's own POST shows Kiosk's page saying why.
     if (answer.type !== "opaqueredirect" && !answer.ok) return form.submit();
+    // The history cleared: said, where the reader is (WCAG 4.1.3), its fold-out closed; nothing on the page changed.
+    if (form.matches("form.clear-history")) {
+      const fold = form.closest("details");
+      if (fold) { fold.open = false; $("summary", fold)?.focus(); }
+      showToast(strings.historyCleared || "Reading history cleared.");
+      return;
+    }
     // Only a path of this origin, as the server's own check allows (an error page's return is the address asked for);
     // without one (clearing the history), this page again, as Kiosk's redirect would.
     const back = $("input[name=return]", form)?.value ?? location.pathname + location.search;
