@@ -227,3 +227,25 @@ def test_a_move_refused_because_the_list_changed_elsewhere_is_said_and_the_list_
         wait_for(driver, lambda d: dog_ids(d) == dogs[2:], 15, "the list was not shown as it is now")
     finally:
         driver.quit()
+
+
+def test_a_reset_made_while_the_toast_offers_undo_takes_the_offer_away(fresh_server):
+    driver = new_driver(PHONE)
+    try:
+        # Given the dogs editor, a dog deleted, and the toast offering to undo it
+        open(driver, fresh_server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        press_in_dog_row(driver, dogs[1], "delete")
+        shown = lambda d: any(t.is_displayed() and "deleted." in t.text for t in d.find_elements(By.ID, "undo-toast"))
+        wait_for(driver, shown, 10, "no toast")
+        toast = driver.find_element(By.ID, "undo-toast")
+        # When the list is reset (its second step confirmed)
+        driver.execute_script("document.querySelector('form.reset').closest('details').open = true")
+        button = driver.find_element(By.CSS_SELECTOR, "form.reset button")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        # Then the dog is back, and the toast no longer offers to bring it back
+        wait_for(driver, lambda d: dog_ids(d) == dogs, 15, f"the reset did not bring the list back: {dog_ids(driver)}")
+        wait_for(driver, lambda d: not toast.is_displayed(), 5, "the toast still offers Undo after the reset")
+    finally:
+        driver.quit()

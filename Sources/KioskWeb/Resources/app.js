@@ -637,6 +637,11 @@
     const undoBody = new URLSearchParams(body);
     if (form.dataset.undoAction) undoBody.set("action", form.dataset.undoAction);
     const said = form.dataset.undoAction ? strings.unstarred : undefined;
+    // A reset brings back every deletion the toast offers to undo: its offer is no longer true.
+    if (form.matches("form.reset")) {
+      const toast = document.getElementById("undo-toast");
+      if (toast && !toast.hidden && undoable.length) { undoable = []; hideToast(toast); }
+    }
     post(form.getAttribute("action"), body, key, fallback, form)
       .then(done => { if (done && undo) offerUndo(title, undo, undoBody, key, said); });
   });
