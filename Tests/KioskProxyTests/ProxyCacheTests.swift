@@ -1451,6 +1451,8 @@ struct ProxyHTTPCacheTests {
             #expect(first.status == .ok && first.text == #"{"items": [1, 2, 3, 4]}"#, "\(first.text)")
             let record = try #require(try await StreamingTests.record(of: upstream.url("/slow"), in: proxy))
             #expect(record.touchedBy.contains { $0.kind == .stream }, "it streamed: \(record.touchedBy)")
+            // (It is stored behind its end, not in the app's last read: by the time an app could notice its network gone.)
+            #expect(try await StreamingTests.eventually { (try? proxy.kiosk.proxyCacheEntries().count) == 1 }, "it was stored")
 
             // When the upstream goes away
             await upstream.stop()
