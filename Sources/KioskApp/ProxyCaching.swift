@@ -1102,8 +1102,10 @@ final class ProxyCachingTransport: HTTPTransport {
         let ageValue = TimeInterval(CacheControl.age(headers["Age"]))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         // In whole seconds, as `Age` says it (RFC 9111 §5.1): `ttl` is then the lifetime less the `Age` sent beside it,
-        // the two adding up to the lifetime as an app reading them expects.
-        return (correctedInitialAge + max(0, now.timeIntervalSince(responseTime))).rounded(.down)
+        // the two adding up to the lifetime as an app reading them expects. A sum past 2^31 is 2^31 (§1.2.2): an app
+        // reading `Age` into 32 bits must not see it wrap to a young answer.
+        let age = (correctedInitialAge + max(0, now.timeIntervalSince(responseTime))).rounded(.down)
+        return min(age, TimeInterval(CacheControl.maxDeltaSeconds))
     }
 
     /// Whether a 304 to a request `asked` with its conditions speaks of the stored `entry`, and so may renew it (RFC 9111
@@ -1130,8 +1132,8 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// Whether a HEAD's 200 speaks of another representation than the stored GET answer's (RFC 9111 §4.3.5): an ETag or
-    /// Last-Modified that both carry and that differ — or, when they share neither, a Content-Length (many a server
-    /// sends a HEAD's length wrong, where its validators are right).
+    /// Last-Modified that both carry and that differ, or a Content-Length that differs — but for a HEAD's length of 0
+    /// beside matching validators (a HEAD handler that never counts its body, a common slip).
     static func headSaysChanged(_ head: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
         /// Whether the two values of `name` differ as `read` reads them; nil when either lacks it.
         func differ<Value: Equatable>(_ name: String, _ read: (String) -> Value?) -> Bool? {
@@ -1140,7 +1142,10 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         // Tags weakly (a server may say W/ on one and not the other), dates as dates.
         let validators = [differ("ETag") { EntityTag($0)?.opaque }, differ("Last-Modified", HTTPDate.parse)].compactMap { $0 }
-        return validators.isEmpty ? differ("Content-Length") { Int($0.trimmingCharacters(in: .whitespaces)) } == true : validators.contains(true)
+        if validators.contains(true) { return true }
+        let length = { (value: String) in Int(value.trimmingCharacters(in: .whitespaces)) }
+        if !validators.isEmpty, head["Content-Length"].flatMap(length) == 0 { return false }
+        return differ("Content-Length", length) == true
     }
 
     /// An entity tag (RFC 9110 §8.8.3): `W/` before the quotes makes it weak; what is between them, commas and `W/`

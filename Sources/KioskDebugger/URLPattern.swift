@@ -41,7 +41,7 @@ struct URLPattern: Sendable, Hashable {
     init(_ pattern: String, ignoring names: Set<String>) {
         let literal: String
         if pattern.contains("*") {
-            let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+            let parts = Self.queryInOrder(pattern, ignoring: names).split(separator: "*", omittingEmptySubsequences: false).map(String.init)
             form = .wildcard(parts)
             literal = parts[0]
         } else {
@@ -83,6 +83,24 @@ struct URLPattern: Sendable, Hashable {
                 .replacingOccurrences(of: "%2a", with: "*")
         }
         return components.string ?? url
+    }
+
+    /// A wildcard pattern's query as a request's normalised URL has it (`normalized`), for the pattern to be written in
+    /// any order: its items sorted by name, those named in `names` left out (no normalised URL has them), the fragment
+    /// dropped. A pattern with a `*` in an item's name is left as it is: its place among the others is unknown.
+    static func queryInOrder(_ pattern: String, ignoring names: Set<String>) -> String {
+        guard let mark = pattern.firstIndex(of: "?") else { return pattern }
+        let query = pattern[pattern.index(after: mark)...].prefix { $0 != "#" }
+        let items = query.split(separator: "&")
+        let name = { (item: Substring) -> String in
+            let raw = String(item.prefix { $0 != "=" })
+            return raw.removingPercentEncoding ?? raw
+        }
+        guard !items.contains(where: { name($0).contains("*") }) else { return pattern }
+        // (Stable, as the values of one name keep their order: a value with a `*` has no place of its own among them.)
+        let kept = items.filter { !names.contains(name($0).lowercased()) }.enumerated()
+            .sorted { (name($0.element), $0.offset) < (name($1.element), $1.offset) }.map(\.element)
+        return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 
     /// `url` without the query items named in `names` (the redactor's secret ones), everything else as written: what a

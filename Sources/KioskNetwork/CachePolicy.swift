@@ -129,7 +129,7 @@ extension CacheControl {
 
     /// The most seconds a directive's value stands for: RFC 9111 §1.2.2 has a value too large to represent (or a
     /// calculation that overflows) taken as 2^31.
-    static let maxDeltaSeconds = 2_147_483_648
+    public static let maxDeltaSeconds = 2_147_483_648
 
     /// An `Age` field's value in seconds (RFC 9111 §5.1): its delta-seconds, at most 2^31 however many digits it has
     /// (§1.2.2); 0 without one, or for one that is not a non-negative integer (a fraction, `inf`), which a cache

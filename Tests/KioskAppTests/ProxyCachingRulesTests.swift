@@ -270,11 +270,13 @@ struct ProxyCachingRulesTests {
         #expect(parsed.tags.map(\.opaque) == ["x", "y,z"] && parsed.tags.map(\.isWeak) == [true, false])
     }
 
-    @Test("A HEAD's answer says the stored GET's is out of date when an ETag or Last-Modified both carry differs, else a Content-Length")
+    @Test("A HEAD's answer says the stored GET's is out of date when an ETag, Last-Modified or Content-Length both carry differs — a length of 0 beside matching validators aside")
     func headSaysChanged() {
         #expect(!ProxyCachingTransport.headSaysChanged(["ETag": #""a""#, "Content-Length": "5"], ["ETag": #""a""#, "Content-Length": "5"]))
         #expect(ProxyCachingTransport.headSaysChanged(["ETag": #""b""#], ["ETag": #""a""#, "Content-Length": "5"]))
-        // A length is compared only when no validator is: a HEAD's is often wrong
+        // Another length beside the same tag is another representation (RFC 9111 §4.3.5) ...
+        #expect(ProxyCachingTransport.headSaysChanged(["ETag": #""a""#, "Content-Length": "6"], ["ETag": #""a""#, "Content-Length": "5"]))
+        // ... but a length of 0 beside a matching validator is a HEAD handler that never counted its body
         #expect(!ProxyCachingTransport.headSaysChanged(["ETag": #""a""#, "Content-Length": "0"], ["ETag": #""a""#, "Content-Length": "5"]))
         #expect(ProxyCachingTransport.headSaysChanged(["Content-Length": "6"], ["ETag": #""a""#, "Content-Length": "5"]))
         #expect(ProxyCachingTransport.headSaysChanged(["Last-Modified": "Fri, 02 Jan 2026 00:00:00 GMT"],
