@@ -182,6 +182,7 @@ public final class Kiosk: Sendable {
         exchangesInFlight = captureLog == nil ? nil : inFlight
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                               decodingAtMost: configuration.proxyTransport.maximumBodyBytes,
                                now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
         } ?? scrubbing
         // The probe is given at init so that a failure right at start-up already starts probing.
@@ -246,6 +247,7 @@ public final class Kiosk: Sendable {
         let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport = { behind in
             captureLog.map { log in
                 CapturingTransport(base: behind, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                                   decodingAtMost: configuration.proxyTransport.maximumBodyBytes,
                                    now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
             } ?? behind
         }
@@ -262,6 +264,7 @@ public final class Kiosk: Sendable {
                                                 decodingAtMost: configuration.proxyTransport.maximumBodyBytes)
         let proxyCapture = captureLog.map { log in
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                               decodingAtMost: configuration.proxyTransport.maximumBodyBytes,
                                now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
         }
         self.proxyCapture = proxyCapture

@@ -248,7 +248,7 @@ struct DebugController: Sendable {
     }
 
     /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).
-    static let maximumEditBytes = 8 << 20
+    static var maximumEditBytes: Int { Breakpoints.maximumEditBytes }
 
     private func paused(_ rawID: String) throws -> PausedExchange {
         guard let id = Int(rawID), id > 0 else { throw WebError.consoleBadRequest { $0.badRequestID } }

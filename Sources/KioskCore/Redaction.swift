@@ -359,11 +359,13 @@ public struct Redactor: Sendable, Hashable {
     /// (cut at the capture's limit, or corrupt), are withheld (empty): what they hide cannot be looked for or hidden. One
     /// that is plain text, not in its coding at all (a server's JSON labelled gzip, a bug worth seeing), is redacted as the
     /// plain text it is; bytes that are not text may be another coding (raw deflate, brotli labelled gzip) and are withheld.
-    /// A coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too.
-    public func redactBody(_ body: Data, contentType: String?, contentEncoding: String?) -> Data {
+    /// A coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too. One whose content is larger than
+    /// `decodingAtMost` is withheld: what it hides is not looked for past that.
+    public func redactBody(_ body: Data, contentType: String?, contentEncoding: String?,
+                           decodingAtMost limit: Int = ContentCoding.maximumDecodedBytes) -> Data {
         guard let coding = ContentCoding.single(contentEncoding) else { return redactBody(body, contentType: contentType) }
         guard ContentCoding.decodes(coding), !body.isEmpty else { return body }
-        guard let decoded = ContentCoding.decoded(body, coding: coding) else {
+        guard let decoded = ContentCoding.decoded(body, coding: coding, maximumBytes: limit) else {
             let isPlainText = !ContentCoding.carries(body, coding: coding) && String(data: body, encoding: .utf8) != nil
             return isPlainText ? redactBody(body, contentType: contentType) : Data()
         }

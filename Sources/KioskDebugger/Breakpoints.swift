@@ -319,11 +319,16 @@ public final class Breakpoints: Sendable {
         set { state.withLock { $0.isActive = newValue } }
     }
 
+    /// The largest edit the console takes in one form (a paused body, a rule's, a mock's): a coded answer whose content is
+    /// larger is not decoded for editing, since no edit of it could be sent back (and ten such pauses held 64 MB each).
+    public static let maximumEditBytes = 8 << 20
+
     /// A coded answer's body decoded for editing at a breakpoint, with its coding: one Kiosk decodes (gzip, deflate, br)
-    /// whose bytes decode whole; nil otherwise (no coding, another one, or bytes that do not decode).
+    /// whose bytes decode whole to at most `maximumEditBytes`; nil otherwise (no coding, another one, bytes that do not
+    /// decode or decode larger).
     static func decodedForEditing(_ response: HTTPResponse) -> (body: Data, coding: String)? {
         guard let coding = ContentCoding.single(response.headers.combined("Content-Encoding")), ContentCoding.decodes(coding),
-              let body = ContentCoding.decoded(response.body, coding: coding) else { return nil }
+              let body = ContentCoding.decoded(response.body, coding: coding, maximumBytes: maximumEditBytes) else { return nil }
         return (body, coding)
     }
 

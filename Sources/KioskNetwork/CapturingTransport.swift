@@ -11,6 +11,8 @@ public final class CapturingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let redactor: Redactor
     private let bodyLimit: Int
+    /// The most a coded body is decoded to, to be redacted: one that grows past it is withheld.
+    private let decodeLimit: Int
     private let now: @Sendable () -> Date
     private let sink: @Sendable (DeferredRecord) -> Void
     /// Waits while the sink is too far behind to take another record (the request log's `waitForRoom`).
@@ -27,9 +29,12 @@ public final class CapturingTransport: HTTPTransport {
     /// in memory after its exchange is at most half a megabyte a transport.
     private static let redactedBodyLimit = 64 << 10
 
-    /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated. `room`, if given,
-    /// is awaited before each exchange: the sink's pace. `inFlight`, if given, lists each exchange from its start to its end.
+    /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated. A coded body is
+    /// decoded to be redacted up to `decodingAtMost` bytes (the proxy's buffer limit), and withheld past it: a 1 MB gzip
+    /// bomb must not take 64 MB per exchange. `room`, if given, is awaited before each exchange: the sink's pace.
+    /// `inFlight`, if given, lists each exchange from its start to its end.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
+                decodingAtMost: Int = ContentCoding.maximumDecodedBytes,
                 now: @escaping @Sendable () -> Date = { Date() }, room: (@Sendable () async -> Void)? = nil,
                 inFlight: ExchangesInFlight? = nil, sink: @escaping @Sendable (DeferredRecord) -> Void) {
         self.room = room
@@ -37,6 +42,7 @@ public final class CapturingTransport: HTTPTransport {
         self.base = base
         self.redactor = redactor
         self.bodyLimit = bodyLimit
+        decodeLimit = decodingAtMost
         self.now = now
         self.sink = sink
     }
@@ -223,11 +229,11 @@ public final class CapturingTransport: HTTPTransport {
         var touches = touches
         let contentType = request.headers["Content-Type"], coding = request.headers.combined("Content-Encoding")
         var requestBody = request.body.map { body in
-            CapturedBody(redacted: redactor.redactBody(body, contentType: contentType, contentEncoding: coding), ofFirst: body.count,
+            CapturedBody(redacted: redactor.redactBody(body, contentType: contentType, contentEncoding: coding, decodingAtMost: decodeLimit), ofFirst: body.count,
                          size: requestBodySize ?? body.count, limit: bodyLimit)
         }
         if let (kept, size, ended) = upload {
-            requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType, contentEncoding: coding), ofFirst: kept.count,
+            requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType, contentEncoding: coding, decodingAtMost: decodeLimit), ofFirst: kept.count,
                                        size: size, limit: bodyLimit)
             // An upstream may answer before it has read the whole upload (a 413, a 401): what the app sent after that
             // never went, which "went to the upstream" alone would hide.
@@ -308,7 +314,7 @@ public final class CapturingTransport: HTTPTransport {
         let contentType = response.headers["Content-Type"], coding = response.headers.combined("Content-Encoding")
         let redacted = reusable && kept.count <= Self.redactedBodyLimit
             ? redactedAgain(kept, contentType: contentType, coding: coding, redactor)
-            : redactor.redactBody(kept, contentType: contentType, contentEncoding: coding)
+            : redactor.redactBody(kept, contentType: contentType, contentEncoding: coding, decodingAtMost: decodeLimit)
         return CapturedBody(redacted: redacted, ofFirst: kept.count, size: size ?? data.count, limit: bodyLimit)
     }
 
@@ -324,7 +330,7 @@ public final class CapturingTransport: HTTPTransport {
             return found.redacted
         }
         if let known { return known }
-        let redacted = redactor.redactBody(body, contentType: contentType, contentEncoding: coding)
+        let redacted = redactor.redactBody(body, contentType: contentType, contentEncoding: coding, decodingAtMost: decodeLimit)
         // Copies of their own: a held answer's bytes are counted against the process's budget until freed (HeldBodies),
         // and what is kept here must not keep them.
         let ownRaw = body.withUnsafeBytes { Data($0) }, ownRedacted = redacted.withUnsafeBytes { Data($0) }

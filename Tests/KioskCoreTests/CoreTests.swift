@@ -111,6 +111,9 @@ struct CoreTests {
             #expect(redactor.redactBody(plain, contentType: "application/json", contentEncoding: coding) == plain)
             // And one cut short (at the capture's limit), which cannot be read for secrets, is withheld
             #expect(redactor.redactBody(coded.prefix(coded.count - 6), contentType: "application/json", contentEncoding: coding).isEmpty)
+            // And one whose content is larger than the decoding limit (a gzip bomb's) is withheld, never decoded past it
+            #expect(redactor.redactBody(coded, contentType: "application/json", contentEncoding: coding, decodingAtMost: 16).isEmpty)
+            #expect(!redactor.redactBody(coded, contentType: "application/json", contentEncoding: coding, decodingAtMost: json.count).isEmpty)
             // And one that is no coded body at all (a plain answer mislabelled) is redacted as the plain body it is, not withheld
             #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: coding)
                 == redactor.redactBody(json, contentType: "application/json"))
