@@ -1359,11 +1359,11 @@ final class ProxyCachingTransport: HTTPTransport {
                 : ProxyCacheAnswer.networkCredentials + (digest.isEmpty ? "" : ":" + digest)
         }
 
-        /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3, RFC 3986 §6.2.2.1) — scheme and host
-        /// lowercased, the scheme's own port left out, no fragment, percent-escapes in capitals — so that an archive's
-        /// `HTTP://Host:80/caf%c3%a9#top` and an app's `http://host/caf%C3%A9` are one entry. Most URLs are in that form
-        /// already, and are taken as they are.
-        static func normalized(_ url: URL) -> String { escapesInCapitals(withoutEscapeCase(url)) }
+        /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3, RFC 3986 §6.2.2) — scheme and host
+        /// lowercased, the scheme's own port left out, no fragment, percent-escapes in capitals, those of unreserved
+        /// characters undone — so that an archive's `HTTP://Host:80/caf%c3%a9/%7Euser#top` and an app's
+        /// `http://host/caf%C3%A9/~user` are one entry. Most URLs are in that form already, and are taken as they are.
+        static func normalized(_ url: URL) -> String { normalizedEscapes(withoutEscapeCase(url)) }
 
         /// The URL with scheme, host, port and fragment as `normalized` says.
         private static func withoutEscapeCase(_ url: URL) -> String {
@@ -1382,27 +1382,45 @@ final class ProxyCachingTransport: HTTPTransport {
             return components.string ?? text
         }
 
-        /// `text` with the hex digits of its percent-escapes in capitals (`%c3%a9` → `%C3%A9`): the same octets; unchanged
-        /// when none is in small letters (most URLs have no escape at all, and are not copied).
-        static func escapesInCapitals(_ text: String) -> String {
+        /// `text` with its percent-escapes in one form: the hex digits in capitals (`%c3%a9` → `%C3%A9`), and an unreserved
+        /// character's escape as the character (`%7E` → `~`, `%41` → `A`: RFC 3986 §2.3 has them equivalent, and servers
+        /// read them as one); unchanged when there is nothing to change (most URLs have no escape at all, and are not copied).
+        static func normalizedEscapes(_ text: String) -> String {
             guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-            func isHex(_ byte: UInt8) -> Bool {
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            func hexValue(_ byte: UInt8) -> UInt8? {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                default: nil
+                }
             }
-            var bytes = Array(text.utf8), changed = false, position = 0
-            while position + 2 < bytes.count {
-                guard bytes[position] == UInt8(ascii: "%"), isHex(bytes[position + 1]), isHex(bytes[position + 2]) else {
+            func isUnreserved(_ byte: UInt8) -> Bool {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-._~".utf8.contains(byte)
+            }
+            let bytes = Array(text.utf8)
+            var out: [UInt8] = [], changed = false, position = 0
+            out.reserveCapacity(bytes.count)
+            while position < bytes.count {
+                guard bytes[position] == UInt8(ascii: "%"), position + 2 < bytes.count,
+                      let high = hexValue(bytes[position + 1]), let low = hexValue(bytes[position + 2]) else {
+                    out.append(bytes[position])
                     position += 1
                     continue
                 }
-                for digit in position + 1...position + 2 where bytes[digit] >= UInt8(ascii: "a") {
-                    bytes[digit] -= 0x20
+                let octet = high << 4 | low
+                if isUnreserved(octet) {
+                    out.append(octet)
                     changed = true
+                } else {
+                    let digits = [bytes[position + 1], bytes[position + 2]].map { $0 >= UInt8(ascii: "a") ? $0 - 0x20 : $0 }
+                    changed = changed || digits != [bytes[position + 1], bytes[position + 2]]
+                    out += [UInt8(ascii: "%")] + digits
                 }
                 position += 3
             }
-            return changed ? String(decoding: bytes, as: UTF8.self) : text
+            return changed ? String(decoding: out, as: UTF8.self) : text
         }
 
         /// The lowercased, sorted names an answer's `Vary` lists, comma-joined ("" for none).
