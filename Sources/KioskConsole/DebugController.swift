@@ -203,7 +203,7 @@ struct DebugController: Sendable {
                 throw WebError.consoleNotFound { [name = String(endpoint.prefix(60))] in $0.noSuchEndpoint(name) }
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
-            return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: endpoint))
+            return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: kiosk.debugger.breakpoints.keptKey(endpoint)))
         }
         debug.on(.clear) { request, _ in
             _ = try await CSRFProtection.verifiedForm(request)

@@ -199,7 +199,7 @@ public final class Breakpoints: Sendable {
 
     /// The switches of one endpoint, host or URL pattern, as set (all off when never set).
     public func setting(for endpoint: String) -> BreakpointSetting {
-        let key = Self.key(endpoint)
+        let key = keptKey(endpoint)
         return file.modify { $0.breakpoints[key] } ?? BreakpointSetting()
     }
 
@@ -242,6 +242,16 @@ public final class Breakpoints: Sendable {
         return endpoint
     }
 
+    /// The key `endpoint`'s switches are kept under (`key`): a URL pattern without its secret query items
+    /// (`URLPattern.kept`), which matching ignores and which must reach neither the file nor a page.
+    public func keptKey(_ endpoint: String) -> String {
+        let key = Self.key(endpoint)
+        guard Self.isURLPattern(key) else { return key }
+        let kept = URLPattern.kept(key, ignoring: redactor.queryItems)
+        // (A pattern whose query held secret items alone still compares the query: with none, only a bare one matches.)
+        return key.contains("?") && !kept.contains("?") ? kept + "?" : kept
+    }
+
     /// Whether `url` matches the URL pattern `pattern`: `*` any run of characters, the rest literally (scheme and host
     /// in any case); without a `?` in the pattern the URL's query is not compared, so a path's breakpoint holds for
     /// every query of it. With one, the query is compared as mocks and rewrite rules compare it (`URLPattern`): its
@@ -265,7 +275,7 @@ public final class Breakpoints: Sendable {
 
     /// Sets an endpoint's switches and saves them.
     public func set(_ setting: BreakpointSetting, for endpoint: String) throws {
-        let key = Self.key(endpoint)
+        let key = keptKey(endpoint)
         try file.update { $0.breakpoints[key] = setting.isOff ? nil : setting }
     }
 

@@ -174,7 +174,7 @@ public final class MockRules: Sendable {
             for (newRule, key) in zip(newRules, keys) {
                 var rule = newRule
                 rule.id = nextID
-                if !rule.urlPattern.contains("*") { rule.urlPattern = URLPattern.withoutItems(rule.urlPattern, named: names) }
+                rule.urlPattern = URLPattern.kept(rule.urlPattern, ignoring: names)
                 nextID += 1
                 if let index = position[key] {
                     added[index] = rule
@@ -197,6 +197,13 @@ public final class MockRules: Sendable {
         rule.headers = redactor.redact(kept).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
         rule.body = redactor.redactBody(rule.body, contentType: kept["Content-Type"], contentEncoding: kept.combined("Content-Encoding"))
         return rule
+    }
+
+    /// The rule adding `rule` would replace (the same method and URL, as `add` compares them); nil when there is none.
+    public func replaced(by rule: MockRule) throws -> MockRule? {
+        let names = redactor.queryItems
+        let key = Self.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: names)
+        return try all().first { Self.key(method: $0.method, urlPattern: $0.urlPattern, ignoring: names) == key }
     }
 
     /// The query items matching ignores (the redactor's secret ones), lower-cased.
@@ -284,7 +291,8 @@ public final class MockRules: Sendable {
     /// What two rules answering the same requests share: the method, upper-cased, and the URL as matching
     /// sees it (normalised), or a wildcard pattern as written.
     static func key(method: String, urlPattern: String, ignoring names: Set<String>) -> String {
-        method.uppercased() + " " + (urlPattern.contains("*") ? urlPattern : URLPattern.normalized(urlPattern, ignoring: names))
+        method.uppercased() + " " + (urlPattern.contains("*") ? URLPattern.kept(urlPattern, ignoring: names)
+                                     : URLPattern.normalized(urlPattern, ignoring: names))
     }
 }
 

@@ -285,6 +285,13 @@ public final class RewriteRules: Sendable {
         if let problem = problem(of: rule) { throw KioskError.invalidRequest(problem.english) }
     }
 
+    /// `rule` as the file keeps it: its URL pattern without secret query items (`URLPattern.kept`).
+    private func kept(_ rule: RewriteRule) -> RewriteRule {
+        var rule = rule
+        rule.match.urlPattern = rule.match.urlPattern.map { URLPattern.kept($0, ignoring: redactor.queryItems) }
+        return rule
+    }
+
     /// Why `rule` cannot be kept here (its endpoint among this debugger's), for each face to say in its language; nil when it can.
     public func problem(of rule: RewriteRule) -> RuleProblem? { rule.ruleProblem(endpoints: endpoints) }
 
@@ -294,6 +301,7 @@ public final class RewriteRules: Sendable {
     public func add(_ rule: RewriteRule) throws -> RewriteRule {
         try validate(rule)
         let date = now()
+        let rule = kept(rule)
         return try file.update { file in
             var added = rule
             file.lastID = max(file.lastID, file.rules.map(\.id).max() ?? 0) + 1
@@ -323,7 +331,7 @@ public final class RewriteRules: Sendable {
             }
             rule.name = definition.name
             rule.isEnabled = definition.isEnabled
-            rule.match = definition.match
+            rule.match = kept(definition).match
             rule.actions = definition.actions
             rule.updatedAt = date
         }

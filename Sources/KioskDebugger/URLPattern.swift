@@ -103,6 +103,22 @@ struct URLPattern: Sendable, Hashable {
         return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 
+    /// `pattern` as a rule, mock or breakpoint keeps it: without the query items named in `names` (the redactor's secret
+    /// ones), an exact URL's and a wildcard pattern's alike. Matching ignores those items, and a key typed or copied into
+    /// a pattern must reach neither the rules file nor a page, a terminal, the log or an archive.
+    static func kept(_ pattern: String, ignoring names: Set<String>) -> String {
+        guard pattern.contains("*") else { return withoutItems(pattern, named: names) }
+        guard let mark = pattern.firstIndex(of: "?") else { return pattern }
+        let end = pattern[mark...].firstIndex(of: "#") ?? pattern.endIndex
+        let items = pattern[pattern.index(after: mark)..<end].split(separator: "&", omittingEmptySubsequences: false)
+        let kept = items.filter { item in
+            let raw = String(item.prefix { $0 != "=" })
+            return !names.contains((raw.removingPercentEncoding ?? raw).lowercased())
+        }
+        guard kept.count < items.count else { return pattern }
+        return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + pattern[end...]
+    }
+
     /// `url` without the query items named in `names` (the redactor's secret ones), everything else as written: what a
     /// rule keeps of a recorded URL, since matching ignores those items and a key in them must not reach the file.
     static func withoutItems(_ url: String, named names: Set<String>) -> String {

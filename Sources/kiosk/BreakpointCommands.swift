@@ -57,7 +57,7 @@ struct BreakpointCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let setting = try await Runtime.offline(global, creating: true) { kiosk in
+                let (setting, key) = try await Runtime.offline(global, creating: true) { kiosk in
                     guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                         let names = kiosk.debugger.endpoints.map(\.name)
                         throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")), "
@@ -69,9 +69,9 @@ struct BreakpointCommand: AsyncParsableCommand {
                     if let response { setting.response = response }
                     if let error { setting.error = error }
                     try kiosk.debugger.breakpoints.set(setting, for: endpoint)
-                    return setting
+                    return (setting, kiosk.debugger.breakpoints.keptKey(endpoint))
                 }
-                Output.human("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
+                Output.human("\(key): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
             }
         }
     }
@@ -93,14 +93,14 @@ extension BreakpointCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let had = try await Runtime.offline(global) { kiosk in
-                    let had = try kiosk.debugger.breakpoints.settings()[Breakpoints.key(endpoint)]
-                    if had != nil { try kiosk.debugger.breakpoints.set(BreakpointSetting(), for: endpoint) }
-                    return had
+                let (had, key) = try await Runtime.offline(global) { kiosk in
+                    let had = kiosk.debugger.breakpoints.setting(for: endpoint)
+                    if !had.isOff { try kiosk.debugger.breakpoints.set(BreakpointSetting(), for: endpoint) }
+                    return (had, kiosk.debugger.breakpoints.keptKey(endpoint))
                 }
                 // Nothing set there is no failure (the wanted state holds), but said, for a name mistyped.
-                Output.human(had == nil ? "\(endpoint) had no breakpoint on; kiosk breakpoint list shows those that do."
-                                        : "\(endpoint): every breakpoint off.")
+                Output.human(had.isOff ? "\(key) had no breakpoint on; kiosk breakpoint list shows those that do."
+                                       : "\(key): every breakpoint off.")
             }
         }
     }

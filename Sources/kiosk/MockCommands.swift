@@ -47,8 +47,12 @@ struct MockCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let rule = MockRule(method: method, urlPattern: url, status: status, headers: answer.fields, body: try answer.bodyData() ?? Data())
-                let added = try await Runtime.offline(global, creating: true) { try $0.debugger.mocks.add([rule]) }
-                Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
+                let (replaced, added) = try await Runtime.offline(global, creating: true) { kiosk in
+                    (try kiosk.debugger.mocks.replaced(by: rule), try kiosk.debugger.mocks.add([rule])[0])
+                }
+                // As kept: without the secret query items the URL was given with.
+                let said = "\(added.id): \(added.method) \(added.urlPattern) -> \(added.status)"
+                Output.human(replaced.map { "Replaced mock rule \($0.id) with mock rule \(said)" } ?? "Added mock rule \(said)")
             }
         }
     }

@@ -528,6 +528,23 @@ struct CLITests {
         #expect(try cli.run(["favorite", "list"]).stdout.contains("  \(id)  "))
     }
 
+    @Test("mock add says the rule as kept, its key left out, and which rule it replaced; breakpoint set says its pattern as kept")
+    func mockAddSaysWhatItKept() throws {
+        // Given a mock added on a URL holding an API key
+        let cli = CLI()
+        let first = try cli.run(["mock", "add", "--url", "http://app.test/secretq?api_key=MOCKKEYSECRET&x=1", "--body", "sq"])
+        // Then what is said has no key
+        #expect(first.status == 0 && first.stdout == "Added mock rule 1: GET http://app.test/secretq?x=1 -> 200\n", "\(first.stdout)")
+        // When the same URL is mocked again, its items in another order
+        let again = try cli.run(["mock", "add", "--url", "http://app.test/secretq?x=1&api_key=OTHER", "--status", "201"])
+        // Then it says it replaced the first
+        #expect(again.stdout == "Replaced mock rule 1 with mock rule 2: GET http://app.test/secretq?x=1 -> 201\n", "\(again.stdout)")
+        // And a breakpoint on a URL with a token says and lists it without the token
+        let set = try cli.run(["breakpoint", "set", "http://app.test/pages?token=BPQSECRET&page=9", "--request", "pause"])
+        #expect(set.status == 0 && !set.stdout.contains("BPQSECRET") && set.stdout.hasPrefix("http://app.test/pages?page=9: "), "\(set.stdout)")
+        #expect(!(try cli.run(["breakpoint", "list"])).stdout.contains("BPQSECRET"))
+    }
+
     @Test("favorite remove takes an id as favorite add does: ' 01' is the character 1 starred as '01'")
     func favoriteRemoveCanonicalID() throws {
         // Given character 1 starred as "01"
