@@ -116,6 +116,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             requestDecoder(settings),
             ReadWhileAnswering(),
             HTTPServerPipelineHandler(),
+            AnswersTakenFirst(),
             NIOHTTPResponseHeadersValidator(),
             ProxyProtocolErrors(maximumHeaderBytes: settings.configuration.maximumHeaderBytes, via: settings.via),
             RequestHeadDeadline<NIOHTTP1Parts>(timeout: TimeAmount(settings.configuration.requestHeadTimeout)),
@@ -756,6 +757,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let operations = context.pipeline.syncOperations
         operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
         operations.removeHandler(try operations.handler(type: ReadWhileAnswering.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: AnswersTakenFirst.self), promise: nil)
         operations.removeHandler(try operations.handler(type: ProxyProtocolErrors.self), promise: nil)
         operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
         operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)

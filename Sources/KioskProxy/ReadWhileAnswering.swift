@@ -46,7 +46,7 @@ final class ReadWhileAnswering: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
         // Exactly one request, read whole, waiting for its answer: read on (see above). NIO then finds a read asked for
         // and leaves the socket watched; the read the pipelining handler holds back changes nothing when it comes.
-        guard open == 1, lastEnded, !lastSwitches, context.channel.isActive,
+        guard open == 1, lastEnded, !lastSwitches, context.channel.isActive, context.channel.isWritable,
               (try? context.channel.syncOptions?.getOption(.autoRead)) == true else { return }
         context.read()
     }

@@ -684,6 +684,45 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An app that pipelines requests and reads none of its answers has only a buffer's worth answered, the rest once it reads")
+    func pipelinedAnswersWaitForTheApp() async throws {
+        try await withProxy { proxy, upstream in
+            // Given an app that sends 600 requests for 64 KB answers on one connection at once, and reads nothing
+            let count = 600
+            let requests = (0..<count).map { index in
+                "GET \(upstream.url("/big?n=65536")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                    + (index == count - 1 ? "Connection: close\r\n" : "") + "\r\n"
+            }.joined()
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: requests))
+                // When the proxy has done what it will while the app reads nothing (its count of upstream requests still
+                // for a second, or 20 s)
+                var asked = upstream.requests, still = 0
+                for _ in 0..<100 where still < 5 {
+                    try await Task.sleep(for: .milliseconds(200))
+                    still = upstream.requests == asked ? still + 1 : 0
+                    asked = upstream.requests
+                }
+                // Then it asked the upstream for no more than the connection's buffers hold (not every request: 38 MB
+                // waiting for an app that may never read)
+                #expect(asked < count / 2, "asked \(asked) of \(count) while the app read nothing")
+                // And once the app reads, every answer comes, in order, whole
+                var received = 0, answers = 0, tail = ""
+                for try await chunk in inbound {
+                    received += chunk.readableBytes
+                    let text = tail + String(buffer: chunk)
+                    answers += text.components(separatedBy: "HTTP/1.1 200 OK").count - 1
+                    tail = String(text.suffix(14))
+                }
+                #expect(answers == count && received > count * 65536, "\(answers) answers, \(received) bytes")
+            }
+        }
+    }
+
     @Test("HEAD, 204 and 304 answers carry no body; the next request on the connection is read right")
     func bodiless() async throws {
         try await withProxy { proxy, upstream in
