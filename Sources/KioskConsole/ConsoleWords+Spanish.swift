@@ -217,7 +217,7 @@ extension ConsoleWords {
         case .cache: "cache: hit, fwd, fwd=MOTIVO (" + CacheStatus.Forward.allCases.map(\.rawValue).joined(separator: ", ")
             + "; fwd=miss abarca también uri-miss y vary-miss), miss, stale o una decisión: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method: un método HTTP en letras, como GET o HEAD"
-        case .endpoint: "endpoint: el nombre de un endpoint, como rickandmorty.characters (letras, dígitos, . _ -)"
+        case .endpoint: "endpoint: el nombre de un endpoint, como rickandmorty.characters, o el host:puerto de una app tal como lo muestra el registro (127.0.0.1:8080)"
         case .host: "host: un nombre de host o una dirección, con :puerto para un solo puerto (api.example.com, 127.0.0.1:8080, [::1]:3000), o *.example.com para sus subdominios"
         case .slow: "slow: una duración con su unidad, como slow:>500ms, slow:>=2s o slow:1.5s (como mínimo)"
         case .has: "has: error (la solicitud falló) o body (se capturó un cuerpo de respuesta)"
@@ -524,7 +524,8 @@ extension ConsoleWords {
             case .nameTooLong: "El nombre tiene más de 200 caracteres."
             case .nameNotOneLine: "El nombre debe ser una sola línea de texto."
             case .noTarget: "Indica a qué solicitudes se aplica la regla: un endpoint, un patrón de URL o ambos."
-            case .unknownEndpoint(let name, let known): "No hay ningún endpoint llamado «\(name)»; los conocidos: \(known.joined(separator: ", "))."
+            case .unknownEndpoint(let name, let known): "No hay ningún endpoint llamado «\(name)»; los conocidos: \(known.joined(separator: ", ")). "
+                + "Para el host de una app a través de kiosk proxy, da un patrón de URL (http://\(name)/*)."
             case .urlPattern(.notHTTP): "El patrón de URL debe ser una URL http(s) o un patrón que empiece por *."
             case .urlPattern(.notOneLine): "El patrón de URL debe ser una sola línea, sin caracteres de control (ninguna URL los tiene)."
             case .urlPattern(.tooLong(let kilobytes)): "El patrón de URL ocupa más de \(kilobytes) KB."

@@ -43,7 +43,7 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
                 + "; fwd=miss also matches uri-miss and vary-miss), miss, stale (" + CacheDecision.servedStale.map(\.rawValue)
                 .joined(separator: ", ") + ") or a decision: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method must be an HTTP method in letters, such as GET or HEAD"
-        case .endpoint: "endpoint must be an endpoint name such as rickandmorty.characters (letters, digits, . _ -)"
+        case .endpoint: "endpoint must be an endpoint name such as rickandmorty.characters, or an app's host:port as the log shows it (127.0.0.1:8080)"
         case .host: "host must be a host name or address, with :port for one port only (api.example.com, 127.0.0.1:8080, [::1]:3000), or *.example.com for its subdomains"
         case .slow: "slow must be a duration with its unit, such as slow:>500ms, slow:>=2s or slow:1.5s (at least)"
         case .has: "has must be error (the request failed) or body (a response body was captured)"
@@ -278,7 +278,8 @@ extension RequestFilter {
         case .endpoint:
             guard endpoints.isEmpty else { throw twice() }
             endpoints = FilterCriterion(try parsed { name in
-                name.count <= 100 && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+                // (An app's exchanges are listed under its host and port: `127.0.0.1:8080`, `[::1]:3000`.)
+                name.count <= 270 && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-:[]".unicodeScalars.contains($0)) }
                     ? name : nil
             }, negated: negated)
         case .host:
@@ -286,7 +287,8 @@ extension RequestFilter {
             hosts = FilterCriterion(try parsed { name in
                 // `*.example.com`: its subdomains, as rules, mocks and breakpoints take them.
                 let named = name.hasPrefix("*.") ? name.dropFirst(2) : Substring(name)
-                guard named.count <= 262, !named.isEmpty, !named.hasPrefix(":"), !named.hasPrefix("."),
+                // (`::1` starts with a colon; `:8080` alone names no host.)
+                guard named.count <= 262, !named.isEmpty, !named.hasPrefix(":") || named.hasPrefix("::"), !named.hasPrefix("."),
                       named.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_:[]".unicodeScalars.contains($0)) })
                 else { return nil }
                 return name.lowercased()

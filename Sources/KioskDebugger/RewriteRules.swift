@@ -225,7 +225,8 @@ public enum RuleProblem: Error, Sendable, Hashable {
         case .nameTooLong: "The name is longer than 200 characters."
         case .nameNotOneLine: "The name must be one line of text."
         case .noTarget: "Say which requests the rule is for: an endpoint, a URL pattern, or both."
-        case .unknownEndpoint(let name, let known): "There is no endpoint named “\(name)”; known: \(known.joined(separator: ", "))."
+        case .unknownEndpoint(let name, let known): "There is no endpoint named “\(name)”; known: \(known.joined(separator: ", ")). "
+            + "For an app's host through kiosk proxy, give a URL pattern (http://\(name)/*)."
         case .urlPattern(let problem): problem.english
         case .badMethod: "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
         case .doesNothing: "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure."

@@ -28,6 +28,9 @@ struct RequestFilterLanguageTests {
         ("cache:hit,fwd=request,miss,fwd", filter { $0.cache = FilterCriterion([.hit, .forwarded(.request), .forwarded(.miss), .forwarded(nil)]) }),
         ("method:get,head", filter { $0.methods = FilterCriterion(["GET", "HEAD"]) }),
         ("endpoint:rickandmorty.characters", filter { $0.endpoints = FilterCriterion(["rickandmorty.characters"]) }),
+        // An app's exchanges are logged under their host and port, as the log shows them
+        ("endpoint:127.0.0.1:18700,[::1]:3000", filter { $0.endpoints = FilterCriterion(["127.0.0.1:18700", "[::1]:3000"]) }),
+        ("host:::1", filter { $0.hosts = FilterCriterion(["::1"]) }),
         ("slow:>500ms", filter { $0.duration = DurationBound(seconds: 0.5, isInclusive: false) }),
         ("slow:>=2s", filter { $0.duration = DurationBound(seconds: 2, isInclusive: true) }),
         ("slow:1.5S", filter { $0.duration = DurationBound(seconds: 1.5, isInclusive: true) }),
