@@ -466,8 +466,14 @@ struct ProxyEnvCommand: AsyncParsableCommand {
     @Option(name: .customLong("no-proxy"), help: "Hosts reached directly, not through the proxy (NO_PROXY): comma-separated; '' for none.")
     var noProxy = "localhost,127.0.0.1,::1"
 
-    func validate() throws {
+    mutating func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535 (got \(port)).") }
+        // `[::1]`, as a URL writes it, is the address ::1: bracketed again below where a URL needs it.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if let problem = ListenerPolicy.listeningProblem(host) {
+            throw ValidationError("--host \(host.isEmpty ? "\"\"" : host) is \(problem): give the address or name the proxy listens on "
+                                  + "(127.0.0.1, ::1, a name).")
+        }
     }
 
     func run() async throws {

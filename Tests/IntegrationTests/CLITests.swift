@@ -866,6 +866,12 @@ struct LogCLITests {
                 + "-Dhttps.proxyPort=9999 -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1] -Djavax.net.ssl.trustStore=\(store) "
                 + "-Djavax.net.ssl.trustStoreType=PKCS12 -Xmx64m", "\(values)")
         #expect(try read(everything.stdout)[6].contains("-Dhttp.nonProxyHosts= -D"))
+        // And an IPv6 host given as a URL writes it ([::1]) is bracketed once; a host that is no host is refused
+        let six = try cli.run(["proxy", "env", "--port", "9999", "--host", "[::1]"])
+        #expect(try read(six.stdout)[0] == "http://[::1]:9999", "\(six.stdout)\(six.stderr)")
+        let spaced = try cli.run(["proxy", "env", "--host", "a b"])
+        #expect(spaced.status != 0 && spaced.stdout.isEmpty && spaced.stderr.contains("--host a b is neither an IP address nor a host name"),
+                "\(spaced.stderr)")
         // And keytool reads the store as trusted entries, one for each root of the bundle and one for Kiosk's CA
         // (scripts/test.sh installs Java where it is missing.)
         let keytool = try #require(["/usr/bin/keytool", "/usr/lib/jvm/default-java/bin/keytool"].first(where: FileManager.default.isExecutableFile))
