@@ -347,7 +347,8 @@ public struct ListenerPolicy: Sendable {
             port = host[host.index(after: colon)...]
             host = host[..<colon]
         }
-        if let port, port.isEmpty || port.utf8.count > 5 || !port.utf8.allSatisfy({ (48...57).contains($0) }) { return nil }
+        if let port, port.isEmpty || port.utf8.count > 5 || !port.utf8.allSatisfy({ (48...57).contains($0) })
+            || !(1...65_535).contains(Int(port) ?? 0) { return nil }
         guard !host.isEmpty, host.utf8.count <= 255 else { return nil }
         if !host.hasPrefix("[") {
             guard host.utf8.allSatisfy(isNameByte), !host.hasPrefix("."), !host.contains("..") else { return nil }

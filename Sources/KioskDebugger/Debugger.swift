@@ -320,7 +320,7 @@ public final class Debugger: Sendable {
             guard endpoint.count <= 2048, !endpoint.contains(where: { $0.isWhitespace }),
                   !endpoint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return false }
             let authority = endpoint.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
-            return !authority.isEmpty
+            return !authority.isEmpty && URLPattern.problem(Breakpoints.key(endpoint)) == nil
         }
         let known = endpoints.map(\.name)
         if known.contains(endpoint) { return true }

@@ -33,6 +33,8 @@ struct URLPattern: Sendable, Hashable {
             guard let components = URLComponents(string: HTTPSyntax.escapingDisallowed(example)), components.host?.isEmpty == false else {
                 return .noHost(String(pattern.prefix(80)))
             }
+            // (A port past 65535, or 0, is in no request's URL: such a pattern would never match.)
+            if let port = components.port, !(1...65_535).contains(port) { return .badPort(port) }
         }
         return nil
     }
@@ -152,6 +154,8 @@ public enum URLPatternProblem: Sendable, Hashable {
     case tooLong(kilobytes: Int)
     /// Not a URL with a host (the pattern, cut to 80 characters).
     case noHost(String)
+    /// A port outside 1–65535.
+    case badPort(Int)
 
     /// The problem in an English sentence.
     public var english: String {
@@ -159,6 +163,7 @@ public enum URLPatternProblem: Sendable, Hashable {
         case .notHTTP: "The URL pattern must be an http(s) URL or a pattern starting with *."
         case .notOneLine: "The URL pattern must be one line, without control characters (no request's URL has them)."
         case .tooLong(let kilobytes): "The URL pattern is longer than \(kilobytes) KB."
+        case .badPort(let port): "The URL pattern's port \(port) is no port: ports go from 1 to 65535."
         case .noHost(let pattern): "The URL pattern is not a URL with a host (“\(pattern)”): write it as a request's URL, with * where anything may be."
         }
     }

@@ -1014,11 +1014,18 @@ struct LogCLITests {
         #expect(rows.first(where: { $0["endpoint"] == "api.example.com" })?["request"] == "pause")
         #expect(rows.contains { $0["endpoint"] == "rickandmorty.characters" && $0["request"] == "ignore" })
         // And a misspelt catalog endpoint, or what is no host, is refused with the names it could be
-        for wrong in ["rickandmorty.charactrs", "Not A Host", "localhost:port", "API.EXAMPLE.COM"] {
+        for wrong in ["rickandmorty.charactrs", "Not A Host", "localhost:port", "API.EXAMPLE.COM", "localhost:99999", "localhost:0"] {
             let refused = try cli.run(["breakpoint", "set", wrong, "--response", "pause"])
             #expect(refused.status == 2, "\(wrong)")
             #expect(refused.stderr.contains("rickandmorty.characters") && refused.stderr.contains("kiosk proxy"), "\(refused.stderr)")
         }
+        // And a URL pattern on a port no URL can have is refused, as mocks and rules refuse it
+        for command in [["breakpoint", "set", "http://x.test:99999/a", "--request", "pause"], ["mock", "add", "--url", "http://x.test:99999/a"],
+                        ["rule", "add", "--url", "http://x.test:0/a", "--status", "500"]] {
+            let refused = try cli.run(command)
+            #expect(refused.status != 0, "\(command): \(refused.stdout)")
+        }
+        #expect(try cli.run(["mock", "add", "--url", "http://x.test:99999/a"]).stderr.contains("port 99999 is no port: ports go from 1 to 65535"))
         // And remove turns a host's every switch off, and says so of one that had none on
         let removed = try cli.run(["breakpoint", "remove", "localhost:3000"])
         #expect(removed.status == 0 && removed.stdout.contains("localhost:3000: every breakpoint off."), "\(removed.stderr)")
