@@ -625,6 +625,7 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
         case .responseAborted(let status): "abortada en el punto de interrupción de la respuesta: el \(status) del origen nunca llegó a la app"
         case .requestHeld(let seconds): "retenida en el punto de interrupción de la solicitud \(seconds) s, luego enviada sin cambios"
         case .responseHeld(let seconds): "la respuesta se retuvo en el punto de interrupción de la respuesta \(seconds) s, luego pasó sin cambios"
+        case .droppedAppGone: "la app cerró su conexión mientras estaba retenida en un punto de interrupción: descartada, nunca respondida"
         }
     case .ruleFoundNoAnswer: "la solicitud falló antes de que llegara una respuesta: nada que reescribir"
     case .appClosedFirst(let milliseconds):

@@ -251,6 +251,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The upstream's answer held at the response breakpoint this many seconds (rounded), then passed on as it was:
         /// its timings end before.
         case responseHeld(seconds: Int)
+        /// Its app had closed its connection when its pause ended (by the timeout, or an abort): dropped, never answered.
+        case droppedAppGone
 
         /// In English.
         public var english: String {
@@ -264,6 +266,7 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .responseAborted(let status): "aborted at the response breakpoint: the upstream's \(status) never reached the app"
             case .requestHeld(let seconds): "held at the request breakpoint for \(seconds) s, then sent unchanged"
             case .responseHeld(let seconds): "the answer was held at the response breakpoint for \(seconds) s, then passed on unchanged"
+            case .droppedAppGone: "the app closed its connection while it was held at a breakpoint: dropped, never answered"
             }
         }
     }

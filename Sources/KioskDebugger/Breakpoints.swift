@@ -615,15 +615,22 @@ public final class BreakpointTransport: HTTPTransport {
     }
 
     /// The error an abort at a breakpoint gives the app, logged as what the app got (the capture below saw, at most,
-    /// the upstream's answer that never reached it).
+    /// the upstream's answer that never reached it). An exchange whose app had closed its connection by then (a pause
+    /// timed out after the app gave up, as pauses of gone apps end) is logged as dropped for that, not as an edit: the app
+    /// got nothing either way, and nobody chose it.
     private func abort(_ request: HTTPRequest, since started: Date, touch: ExchangeTouch) -> KioskError {
         let error = Self.aborted(request)
         let redactor = redactor.hidingCredentials(of: request)
+        let gone = request.appSide?.closedAt != nil
+        var touch = touch
+        if gone { touch.phrase = .breakpoint(.droppedAppGone) }
+        let decision: CacheDecision = gone ? .network : .edited
+        let said = gone ? "the app closed its connection while the exchange was held at a breakpoint: dropped, never answered" : error.description
         record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
-                              error: redactor.scrub(error.description), timings: elapsed(since: started), decision: .edited,
-                              cacheStatus: CacheStatus(recordedAs: .edited, status: nil, isConditional: false, hasError: true),
+                              error: redactor.scrub(said), timings: elapsed(since: started), decision: decision,
+                              cacheStatus: CacheStatus(recordedAs: decision, status: nil, isConditional: false, hasError: true),
                               touchedBy: [touch]))
         return error
     }

@@ -404,14 +404,16 @@ struct BreakpointTests {
         #expect(breakpoints.paused.isEmpty)
     }
 
-    @Test("A paused request whose app has gone is aborted, not sent, when its timeout passes; its list says so")
+    @Test("A paused request whose app has gone is dropped, not sent, when its timeout passes; its list and its record say so, not an edit")
     func timeoutWithAppGone() async throws {
         // Given a request breakpoint with a 5-minute timeout on a manual clock, and a request paused at it
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, timeout: .seconds(300), clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
         let upstream = echoUpstream()
-        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let logged = Mutex<[RequestRecord]>([])
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor,
+                                            record: { record in logged.withLock { $0.append(record) } })
         var request = HTTPRequest(method: "POST", url: url, endpoint: "marvel.characters")
         let side = AppSide()
         request.appSide = side
@@ -425,6 +427,10 @@ struct BreakpointTests {
         // Then it ends aborted, and the upstream never got it
         await #expect(throws: KioskError.self) { _ = try await pending.value }
         #expect(upstream.requests.isEmpty && breakpoints.paused.isEmpty)
+        // And its record says the app had gone and it was dropped: no edit anybody made
+        let record = try #require(logged.withLock { $0.first })
+        #expect(record.decision == .network && record.error?.contains("the app closed its connection") == true, "\(record)")
+        #expect(record.touchedBy.map(\.phrase) == [.breakpoint(.droppedAppGone)])
     }
 
     @Test("Ten requests paused at once are all listed and each ends on its own decision")
