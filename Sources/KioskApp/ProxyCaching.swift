@@ -1216,7 +1216,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Failures that are the upstream's (not the request's or the policy's): a timeout, or a connection that broke.
     private static func isUpstreamFailure(_ error: KioskError) -> Bool {
         switch error {
-        case .timeout, .truncatedBody, .unreadableAnswer: true
+        case .timeout, .stalledBody, .truncatedBody, .unreadableAnswer: true
         case .transport: !isDistrusted(error)
         default: false
         }

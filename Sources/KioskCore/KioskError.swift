@@ -23,6 +23,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case malformedResponse(path: String, message: String)
     /// The body ended before Content-Length said it would.
     case truncatedBody(url: String, expected: Int, received: Int)
+    /// The upstream sent the answer's head and `received` bytes of its body (of `expected`, 0 when not said), then nothing
+    /// more for `seconds`.
+    case stalledBody(url: String, seconds: Double, expected: Int, received: Int)
     /// An item or page that does not exist.
     case notFound(String)
     /// The caller asked for something invalid (page 0, unknown filter...).
@@ -57,6 +60,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             // Of a body whose length was not said (chunked), how much came.
             expected > 0 ? "Truncated response from \(url): received \(received) of \(expected) bytes"
                 : "Truncated response from \(url): the connection closed after \(received) bytes, before the end of the body"
+        case .stalledBody(let url, let seconds, let expected, let received):
+            "Timed out after \(Self.format(seconds)) s: \(url) sent its answer's head and \(received)"
+                + (expected > 0 ? " of \(expected)" : "") + " bytes of its body, then nothing more"
         case .notFound(let what): "Not found: \(what)"
         case .invalidRequest(let message): message
         case .storage(let message): "Storage error: \(message)"
@@ -79,6 +85,8 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .malformedResponse(let path, let message): .malformedResponse(path: transform(path), message: transform(message))
         case .truncatedBody(let url, let expected, let received):
             .truncatedBody(url: transform(url), expected: expected, received: received)
+        case .stalledBody(let url, let seconds, let expected, let received):
+            .stalledBody(url: transform(url), seconds: seconds, expected: expected, received: received)
         case .notFound(let what): .notFound(transform(what))
         case .invalidRequest(let message): .invalidRequest(transform(message))
         case .storage(let message): .storage(transform(message))
@@ -136,7 +144,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     /// Whether a GET that failed this way is worth retrying.
     public var isRetryable: Bool {
         switch self {
-        case .timeout, .transport, .rateLimited, .truncatedBody: true
+        case .timeout, .stalledBody, .transport, .rateLimited, .truncatedBody: true
         case .httpStatus(let status, _): status >= 500
         default: false
         }

@@ -185,7 +185,7 @@ public final class CoalescingTransport: HTTPTransport {
     /// answer, a reset), which the next connection may not repeat.
     static func sharesFailure(_ error: any Error) -> Bool {
         switch error.kioskError {
-        case .offline?, .timeout?: true
+        case .offline?, .timeout?, .stalledBody?: true
         default: false
         }
     }

@@ -170,6 +170,8 @@ final class ResponseCollector: Sendable {
     var received: Int { state.withLock { $0.received } }
     /// The response's `Content-Length`, once its head arrived.
     var expectedLength: Int? { state.withLock { $0.expectedLength } }
+    /// Whether the response's head has arrived.
+    var hasHead: Bool { state.withLock { $0.head != nil } }
     /// The marks so far.
     var marks: ExchangeMarks { state.withLock { $0.marks } }
 

@@ -71,7 +71,10 @@ public final class RetryingTransport: HTTPTransport {
                 delay = wait
             } catch let error as KioskError {
                 guard attempt < policy.maxAttempts, error.isRetryable else { throw error }
-                if case .timeout = error { throw error }
+                switch error {
+                case .timeout, .stalledBody: throw error
+                default: break
+                }
                 delay = policy.backoff(afterAttempt: attempt, unitRandom: random())
             }
             do {

@@ -255,7 +255,11 @@ public final class UpstreamTransport: HTTPTransport {
             // would without the proxy in between.
             collector.watch(timeout: TimeAmount(timeout), idle: TimeAmount(self.configuration.requestTimeout),
                             uploads: request.bodyStream != nil, on: loop) {
-                collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
+                // An answer whose head came and whose body then stopped is no answer that never came: said as such.
+                collector.deliver(.failure(collector.hasHead
+                    ? KioskError.stalledBody(url: url.redactedString, seconds: timeout.seconds, expected: collector.expectedLength ?? 0,
+                                             received: collector.received)
+                    : KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
             }
             switch pool.lease(key, url: url) {

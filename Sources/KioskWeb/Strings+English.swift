@@ -182,6 +182,7 @@ private func englishUpstreamProblem(_ error: KioskError) -> String {
     case .malformedResponse: "the catalog’s answer could not be read."
     case .truncatedBody: "the catalog’s answer arrived cut short."
     case .timeout: "the catalog took too long to answer."
+    case .stalledBody: "the catalog’s answer stopped coming halfway."
     case .offline: "the catalog cannot be reached."
     case .transport: "the connection to the catalog failed."
     case .unreadableAnswer(_, .larger(let limit)):

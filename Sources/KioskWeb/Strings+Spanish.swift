@@ -240,6 +240,7 @@ private func spanishUpstreamProblem(_ error: KioskError) -> String {
     case .malformedResponse: "la respuesta del catálogo no se pudo leer."
     case .truncatedBody: "la respuesta del catálogo llegó cortada."
     case .timeout: "el catálogo tardó demasiado en responder."
+    case .stalledBody: "la respuesta del catálogo dejó de llegar a medias."
     case .offline: "no se puede llegar al catálogo."
     case .transport: "falló la conexión con el catálogo."
     case .unreadableAnswer(_, .larger(let limit)):

@@ -84,8 +84,8 @@ extension WebError {
             self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
             said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
         // Unreachable is 503; too slow, a gateway's timeout, 504 (docs/API.md).
-        case .offline, .timeout:
-            let timedOut = if case .timeout = error { true } else { false }
+        case .offline, .timeout, .stalledBody:
+            let timedOut = if case .offline = error { false } else { true }
             self.init(status: timedOut ? .gatewayTimeout : .serviceUnavailable, title: timedOut ? "Timed out" : "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
                       retryPath: retryPath)

@@ -181,7 +181,7 @@ struct TransportTests {
         }
     }
 
-    @Test("A body still trickling in when the request timeout ends is a timeout error")
+    @Test("A body still trickling in when the request timeout ends is a timeout error saying how much of the body came")
     func tricklingBodyTimesOut() async throws {
         // Given a server whose body's second half comes 3 s after the head, and a 300 ms request timeout
         let server = try await TrapServer.start()
@@ -191,8 +191,9 @@ struct TransportTests {
             let response = try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=3000")!, endpoint: "test"))
             Issue.record("expected a timeout, got \(response.status) with \(response.body.count) bytes")
         } catch let error as KioskError {
-            // Then it is a timeout, though the head came in time
-            guard case .timeout = error else { Issue.record("expected a timeout, got \(error)"); return }
+            // Then it is a timeout of the body, the head having come in time
+            guard case .stalledBody(_, let seconds, _, let received) = error else { Issue.record("expected a stalled body, got \(error)"); return }
+            #expect(seconds == 0.3 && received > 0, "\(error)")
         }
         await transport.shutdown()
         await server.stop()

@@ -284,6 +284,25 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An answer whose body stops halfway is a 504 saying how much of it came, not that the upstream never answered")
+    func stalledBodySaysSo() async throws {
+        // Given an upstream that sends a 100,000-byte answer's head and first 10,000 bytes, then nothing, and a 1 s timeout
+        let upstream = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(SlowAnswer(size: 100_000, first: 10_000, letGo: { false }))
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(1) }) { proxy, upstream in
+            // When an app asks for it
+            let answer = try await proxy.send(.GET, upstream.url("/download"))
+            // Then it gets a 504 that says the answer began and stopped, in the log too
+            #expect(answer.status == .gatewayTimeout, "\(answer.status)")
+            #expect(answer.text.contains("sent the head of its answer") && answer.text.contains("10000 of 100000 bytes of its body, then nothing for 1 s"),
+                    "\(answer.text)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/download") })
+            #expect(record.error?.contains("sent its answer's head and 10000 of 100000 bytes of its body, then nothing more") == true,
+                    "\(String(describing: record.error))")
+        }
+    }
+
     @Test("An upstream that refuses connections is a 502 saying so and naming the port, in the log too; the proxy keeps serving")
     func unreachable() async throws {
         try await withProxy { proxy, upstream in
