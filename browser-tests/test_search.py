@@ -70,6 +70,9 @@ def test_typing_two_characters_sends_no_search_and_hides_rows_that_do_not_match(
     assert len(row_titles(browser)) == len(before), "the local filter removed rows instead of hiding them"
     hint = browser.execute_script("return document.getElementById('js-hint')?.textContent || ''")
     assert "No matches" not in hint, hint
+    # And a screen reader hears it through the list's live region, there before the change: how many rows are left
+    said = browser.execute_script("return document.getElementById('results-said').textContent")
+    assert said.startswith(f"{len(shown)} items shown." if len(shown) != 1 else "1 item shown.") and "3 characters" in said, said
 
     # And two characters no row shows say there is no match, rather than leaving an empty list
     field.clear()

@@ -32,6 +32,11 @@ def test_undo_after_a_deletion_puts_the_dog_back_in_its_place(fresh_server):
             toast = driver.find_element(By.ID, "undo-toast")
             wait_for(driver, lambda d: toast.is_displayed() and "deleted." in toast.text, 10, "no toast")
             assert toast.find_element(By.TAG_NAME, "button").text == "Undo"
+            # And the focus is on the Delete button of the dog that took its place, for a keyboard user to go on
+            focused = driver.execute_script(
+                "const a = document.activeElement; return [a.tagName, a.closest('li[data-id]')?.dataset.id || '', a.closest('form')?.className || '']")
+            assert focused[:2] == ["BUTTON", dogs[2]] and focused[2] == driver.execute_script(
+                f"return document.querySelector('li[data-id=\"{dogs[2]}\"] form[data-undo]').className"), focused
             assert axe_serious_violations(driver) == []
             screenshot(driver, f"undo-toast-{name}", size)
             # Then Undo puts it back where it was, on the page and in Kiosk

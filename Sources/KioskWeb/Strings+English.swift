@@ -147,7 +147,8 @@ extension DeviceStrings {
         historyCleared: "Reading history cleared.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}",
         notSaved: "Not saved on this device",
-        nextUnreachable: "Kiosk is unreachable: the next page can be loaded once it answers.")
+        nextUnreachable: "Kiosk is unreachable: the next page can be loaded once it answers.",
+        shownOne: "1 item shown.", shownMany: "{n} items shown.")
 }
 
 extension PairingStrings {

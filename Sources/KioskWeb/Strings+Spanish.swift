@@ -204,7 +204,8 @@ extension DeviceStrings {
         historyCleared: "Historial de lectura borrado.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
         notSaved: "No guardado en este dispositivo",
-        nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.")
+        nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.",
+        shownOne: "1 elemento mostrado.", shownMany: "{n} elementos mostrados.")
 }
 
 extension PairingStrings {

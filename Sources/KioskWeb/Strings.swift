@@ -395,6 +395,8 @@ struct DeviceStrings: Sendable {
     let notSaved: String
     /// Below a list whose next page could not be appended because Kiosk is unreachable (and the device has no copy).
     let nextUnreachable: String
+    /// What a screen reader is told as typing filters the rows shown ("1 item shown.", "{n} items shown.").
+    let shownOne, shownMany: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -407,6 +409,7 @@ struct ScriptStrings: Encodable, Sendable {
     let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, historyNeedsKiosk, historyCleared, unreachableLoaded: String
     let notSaved: String
     let nextUnreachable: String
+    let shownOne, shownMany: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -452,6 +455,8 @@ struct ScriptStrings: Encodable, Sendable {
         unreachableLoaded = device.unreachableLoaded
         notSaved = device.notSaved
         nextUnreachable = device.nextUnreachable
+        shownOne = device.shownOne
+        shownMany = device.shownMany
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -301,6 +301,7 @@
     const length = characters(text);
     return length >= 1 && (length <= 2 || searchUnreachable) ? text.toLocaleLowerCase() : "";
   }
+  let lastFilterSaid = ""; // the filter whose count was last said aloud
   function applyLocalFilter() {
     const needle = localFilterText();
     let shown = 0;
@@ -311,7 +312,16 @@
     }
     // A filter that leaves no row says so, as a search that finds nothing does: an empty list reads as still loading.
     const said = searchUnreachable ? strings.filteringUnreachable : strings.filtering;
-    hint(needle ? (shown ? said : `${said} ${strings.noMatches}`) : "");
+    const text = needle ? (shown ? said : `${said} ${strings.noMatches}`) : "";
+    hint(text);
+    // Said aloud through the list's own live region (there before the change, so screen readers hear it), once per
+    // filter: how many rows are left, and why the list is not searched yet. A hint made on the spot is not heard.
+    const results = document.getElementById("results-said");
+    if (results && needle && needle !== lastFilterSaid) {
+      const count = (shown === 1 ? strings.shownOne : strings.shownMany).replace("{n}", shown.toLocaleString(document.documentElement.lang));
+      results.textContent = `${count} ${text}`;
+    }
+    lastFilterSaid = needle;
   }
 
   // The list URL for the form's state: its action plus its non-empty fields (q only when asked).
@@ -642,7 +652,13 @@
       const toast = document.getElementById("undo-toast");
       if (toast && !toast.hidden && undoable.length) { undoable = []; hideToast(toast); }
     }
-    post(form.getAttribute("action"), body, key, fallback, form)
+    // A row deleted (or unstarred on the favorites page) leaves the list: the focus goes to the same control of the row
+    // that takes its place, else of the one before it, not to the whole list (a keyboard user deletes on down the list).
+    const row = undo ? form.closest("li[data-id]") : null;
+    const neighbour = row && [row.nextElementSibling, row.previousElementSibling].find(li => li?.matches("li[data-id]"));
+    const same = neighbour && $$("form", neighbour).find(f => f.className === form.className && f.dataset.undo);
+    const focusAfter = (same && keyOf($("button", same))) || key;
+    post(form.getAttribute("action"), body, focusAfter, fallback, form)
       .then(done => { if (done && undo) offerUndo(title, undo, undoBody, key, said); });
   });
 
