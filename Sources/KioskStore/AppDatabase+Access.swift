@@ -174,6 +174,10 @@ extension AppDatabase {
             return .storage("\(file) \(AppDatabase.corruptWords): could not \(action)\(detail). "
                 + "Move the file aside to start with an empty store.")
         case .SQLITE_READONLY:
+            // A file system mounted read-only (a snapshot, a CD, a container's image) is no matter of the file's mode.
+            if let path, isOnReadOnlyFileSystem(path) {
+                return .storage("\(file) is on a read-only file system: could not \(action). Use a writable data folder.")
+            }
             return .storage("\(file) is read-only: could not \(action). Check the file's permissions.")
         case .SQLITE_CANTOPEN:
             return .storage("cannot open \(file): could not \(action)\(detail). "
@@ -189,6 +193,14 @@ extension AppDatabase {
         default:
             return .storage("could not \(action)\(detail).")
         }
+    }
+
+    /// Whether the file system holding `path` (or its folder, for a file not made yet) is mounted read-only.
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard statvfs(path, &info) == 0 || statvfs(folder, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
     }
 
     /// Makes the folder of the side file at `path` (`what` names it in an error), and the file itself readable by its
