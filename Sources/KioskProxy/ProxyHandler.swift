@@ -364,8 +364,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         bodyTimer?.cancel()
         bodyTimer = nil
         bodyDeadline = nil
+        // A connection closed by Kiosk's stop is said to be, not the app's doing (the app may have been sending still).
+        let cut = settings.configuration.stop.hasStarted ? "Kiosk stopped before the end of its request body"
+            : "the app closed its connection before the end of its request body"
         if case .receiving(let head, let parts, let size) = state {
-            abandon(head, parts: parts, size: size, why: "the app closed its connection before the end of its request body", context: context)
+            abandon(head, parts: parts, size: size, why: cut, context: context)
         }
         // A stream cut by the stop is said to be, not the app's doing: told before its task's cancellation reaches it.
         passing?.cancel(because: settings.configuration.stop.hasStarted ? KioskStopping() : CancellationError())
@@ -374,7 +377,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         inFlight = nil
         if let current = upload {
             if !current.ended { settings.configuration.meter.count { $0.cutShort += 1 } }
-            current.pipe.finish(KioskError.transport(url: current.url, message: "the app closed its connection before the end of its request body"))
+            current.pipe.finish(KioskError.transport(url: current.url, message: cut))
         }
         upload = nil
         context.fireChannelInactive()

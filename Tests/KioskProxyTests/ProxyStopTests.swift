@@ -89,6 +89,33 @@ struct ProxyStopTests {
         await proxy.stop()
     }
 
+    @Test("A request whose body was still coming when the proxy stopped is logged as cut by the stop, not by its app")
+    func stopCutsAnUpload() async throws {
+        // Given a proxy with a short grace, and an app that has sent 3 of the 100 bytes its POST declares, and waits
+        let upstream = try await EchoUpstream.start()
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.stop = StopDeadline(grace: .milliseconds(300))
+        let proxy = try await ProxyHarness.start(configuration)
+        let url = upstream.url("/echo?upload")
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        try await channel.executeThenClose { _, outbound in
+            try await outbound.write(ByteBuffer(string: "POST \(url) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\nContent-Length: 100\r\n\r\nabc"))
+            try await Task.sleep(for: .milliseconds(200))
+            // When the proxy stops, the app still there
+            await proxy.group.triggerGracefulShutdown()
+            _ = try? await proxy.running.value
+        }
+        // Then its record says Kiosk's stop cut it, after the bytes that came
+        let record = try #require(try proxy.records().first { $0.url == url })
+        #expect(record.error?.contains("Kiosk stopped before the end of its request body, after 3 of its 100 bytes") == true,
+                "\(record.error ?? "no error")")
+        await proxy.stop()
+        await upstream.stop()
+    }
+
     @Test("A proxy stopped while an app has sent part of its next request head closes that connection and stops, without a crash")
     func stopWithHalfAHead() async throws {
         let upstream = try await EchoUpstream.start()
