@@ -422,7 +422,10 @@ final class ProxyCachingTransport: HTTPTransport {
                 }
                 throw failure
             }
-            if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
+            switch error {
+            case .timeout, .stalledBody: if request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
+            default: break
+            }
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward,
                                                                       ttl: Self.remainingFreshness(of: entry, at: now(), shared: Self.isShared(asked))))

@@ -23,8 +23,8 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case malformedResponse(path: String, message: String)
     /// The body ended before Content-Length said it would.
     case truncatedBody(url: String, expected: Int, received: Int)
-    /// The upstream sent the answer's head and `received` bytes of its body (of `expected`, 0 when not said), then nothing
-    /// more for `seconds`.
+    /// The upstream sent the answer's head and `received` bytes of its body (of `expected`, 0 when not said), and not the
+    /// rest within `seconds`.
     case stalledBody(url: String, seconds: Double, expected: Int, received: Int)
     /// An item or page that does not exist.
     case notFound(String)
@@ -62,7 +62,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
                 : "Truncated response from \(url): the connection closed after \(received) bytes, before the end of the body"
         case .stalledBody(let url, let seconds, let expected, let received):
             "Timed out after \(Self.format(seconds)) s: \(url) sent its answer's head and \(received)"
-                + (expected > 0 ? " of \(expected)" : "") + " bytes of its body, then nothing more"
+                + (expected > 0 ? " of \(expected)" : "") + " bytes of its body, not the rest in time"
         case .notFound(let what): "Not found: \(what)"
         case .invalidRequest(let message): message
         case .storage(let message): "Storage error: \(message)"

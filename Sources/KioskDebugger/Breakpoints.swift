@@ -199,8 +199,9 @@ public final class Breakpoints: Sendable {
 
     /// The switches of one endpoint, host or URL pattern, as set (all off when never set).
     public func setting(for endpoint: String) -> BreakpointSetting {
-        let key = keptKey(endpoint)
-        return file.modify { $0.breakpoints[key] } ?? BreakpointSetting()
+        let key = keptKey(endpoint), raw = Self.key(endpoint)
+        // (A file an older Kiosk wrote may hold the pattern as typed, a key in it.)
+        return file.modify { $0.breakpoints[key] ?? $0.breakpoints[raw] } ?? BreakpointSetting()
     }
 
     /// The switches that apply to `request`: those of the longest URL pattern its URL matches (a path of an app's host,
@@ -275,8 +276,12 @@ public final class Breakpoints: Sendable {
 
     /// Sets an endpoint's switches and saves them.
     public func set(_ setting: BreakpointSetting, for endpoint: String) throws {
-        let key = keptKey(endpoint)
-        try file.update { $0.breakpoints[key] = setting.isOff ? nil : setting }
+        let key = keptKey(endpoint), raw = Self.key(endpoint)
+        try file.update { file in
+            // The pattern as an older Kiosk kept it, a key in it, goes: replaced by its kept form.
+            if raw != key { file.breakpoints[raw] = nil }
+            file.breakpoints[key] = setting.isOff ? nil : setting
+        }
     }
 
     // MARK: Pausing

@@ -291,7 +291,7 @@ public final class MockRules: Sendable {
     /// What two rules answering the same requests share: the method, upper-cased, and the URL as matching
     /// sees it (normalised), or a wildcard pattern as written.
     static func key(method: String, urlPattern: String, ignoring names: Set<String>) -> String {
-        method.uppercased() + " " + (urlPattern.contains("*") ? URLPattern.kept(urlPattern, ignoring: names)
+        method.uppercased() + " " + (urlPattern.contains("*") ? URLPattern.queryInOrder(urlPattern, ignoring: names)
                                      : URLPattern.normalized(urlPattern, ignoring: names))
     }
 }

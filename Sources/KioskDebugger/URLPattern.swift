@@ -99,9 +99,14 @@ struct URLPattern: Sendable, Hashable {
             return raw.removingPercentEncoding ?? raw
         }
         guard !items.contains(where: { name($0).contains("*") }) else { return pattern }
-        // (Stable, as the values of one name keep their order: a value with a `*` has no place of its own among them.)
-        let kept = items.filter { !names.contains(name($0).lowercased()) }.enumerated()
-            .sorted { (name($0.element), $0.offset) < (name($1.element), $1.offset) }.map(\.element)
+        // By name, then value, as `normalized` sorts a request's items (`tag=b&tag=a` is read `tag=a&tag=b`); a value with a
+        // `*` is placed by its text, the one order that can be given it.
+        let value = { (item: Substring) -> String in
+            let raw = String(item.drop { $0 != "=" }.dropFirst())
+            return raw.removingPercentEncoding ?? raw
+        }
+        let kept = items.filter { !names.contains(name($0).lowercased()) }
+            .sorted { (name($0), value($0)) < (name($1), value($1)) }
         return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 

@@ -270,6 +270,11 @@ public final class CapturingTransport: HTTPTransport {
         let errorText: String? = error.map { error in
             redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
         }
+        // A failure a rule made (its reset, its offline, its timeout) is the rule's edit, as an answer it changed is: no failure
+        // of the network's, and found among the edits.
+        let ruleFailed = response == nil && touches.contains { touch in
+            if case .ruleFailed? = touch.phrase { true } else { false }
+        }
         return RequestRecord(
             startedAt: startedAt.addingTimeInterval(-held), source: request.source, endpoint: request.endpoint, method: request.method,
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
@@ -278,10 +283,12 @@ public final class CapturingTransport: HTTPTransport {
             responseBody: response.map { body($0, redactor, reusable: reusable, size: bodySize) },
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
-                                           ?? CacheDecision(forwardedAnswer: $0) } ?? .network,
+                                           ?? CacheDecision(forwardedAnswer: $0) } ?? (ruleFailed ? .edited : .network),
             // An answer a rule changed carries what the app is told (the cache's word on the answer it changed: a stored one
             // standing in for a 503 says so, edited); a mocked one had no cache's word.
-            cacheStatus: response.map { $0.isMocked ? nil : $0.cacheStatus } ?? (error as? CacheMarkedFailure)?.cacheStatus,
+            cacheStatus: response.map { $0.isMocked ? nil : $0.cacheStatus }
+                ?? (ruleFailed ? CacheStatus(recordedAs: .edited, status: nil, isConditional: false, hasError: true)
+                    : (error as? CacheMarkedFailure)?.cacheStatus),
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
     }
 

@@ -172,6 +172,8 @@ final class ResponseCollector: Sendable {
     var expectedLength: Int? { state.withLock { $0.expectedLength } }
     /// Whether the response's head has arrived.
     var hasHead: Bool { state.withLock { $0.head != nil } }
+    /// Whether, the head come, the timer `watch` armed waits for silence (`idle`) rather than for the whole answer.
+    var waitsForSilence: Bool { streams && hasHead }
     /// The marks so far.
     var marks: ExchangeMarks { state.withLock { $0.marks } }
 

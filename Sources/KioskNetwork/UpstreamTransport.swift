@@ -257,8 +257,9 @@ public final class UpstreamTransport: HTTPTransport {
                             uploads: request.bodyStream != nil, on: loop) {
                 // An answer whose head came and whose body then stopped is no answer that never came: said as such.
                 collector.deliver(.failure(collector.hasHead
-                    ? KioskError.stalledBody(url: url.redactedString, seconds: timeout.seconds, expected: collector.expectedLength ?? 0,
-                                             received: collector.received)
+                    ? KioskError.stalledBody(url: url.redactedString,
+                                             seconds: (collector.waitsForSilence ? self.configuration.requestTimeout : timeout).seconds,
+                                             expected: collector.expectedLength ?? 0, received: collector.received)
                     : KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
             }

@@ -545,7 +545,7 @@ enum ProxyMessages {
             Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
         case .stalledBody(_, let seconds, let expected, let received)?:
             Refusal(.gatewayTimeout, "The upstream sent the head of its answer to \(shownURL) and \(received)"
-                    + (expected > 0 ? " of \(expected)" : "") + " bytes of its body, then nothing for \(Int(seconds)) s.")
+                    + (expected > 0 ? " of \(expected)" : "") + " bytes of its body, and not the rest within \(Int(seconds)) s.")
         case .offline(let host, .unresolved)?:
             Refusal(.badGateway, "Kiosk could not connect to \(host): the name does not resolve (DNS).")
         case .offline(let host, .refused)?:

@@ -60,7 +60,8 @@ struct BreakpointCommand: AsyncParsableCommand {
                 let (setting, key) = try await Runtime.offline(global, creating: true) { kiosk in
                     guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                         let names = kiosk.debugger.endpoints.map(\.name)
-                        throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")), "
+                        throw KioskError.invalidRequest("There is no endpoint named \(kiosk.debugger.breakpoints.keptKey(endpoint)); "
+                                                        + "known: \(names.joined(separator: ", ")), "
                                                         + "or an app's host through kiosk proxy (api.example.com, localhost:3000), "
                                                         + "or a URL pattern (http://localhost:3000/api/*).")
                     }

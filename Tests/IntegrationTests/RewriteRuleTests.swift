@@ -115,8 +115,9 @@ struct RewriteRuleTests {
             let update = try await h.catalog.page(PageRequest(source: .rickandmorty), policy: .force)
             // Then it shows the stored page, offline
             #expect(update.page.items.first?.title == "Rick Sanchez" && update.isOffline)
-            // And the log has the failed exchange with its offline error, and the rule that made it
-            let failed = try #require(try records(h.kiosk, RequestFilter(statusClass: .error)).first { $0.decision == .network })
+            // And the log has the failed exchange with its offline error, and the rule that made it — among the edits, not
+            // the network's failures
+            let failed = try #require(try records(h.kiosk, RequestFilter(statusClass: .error)).first { $0.decision == .edited })
             #expect(failed.error?.hasPrefix("Offline: cannot connect to") == true)
             #expect(failed.touchedBy.first?.id == rule.id && failed.touchedBy.first?.applied == true)
             #expect(failed.touchedBy.first?.detail == "failed the request (cannot connect (offline)) without sending it")

@@ -66,4 +66,33 @@ struct PatternSecretsTests {
         #expect(setting("http://127.0.0.1:18700/api/me?page=2").isOff)
         #expect(setting("http://127.0.0.1:18700/api/pages?page=9&token=x") == pause)
     }
+
+    @Test("A breakpoint an older Kiosk kept with its key is found by what was typed, and turning it off drops that key from the file")
+    func olderBreakpointWithAKey() throws {
+        // Given a breakpoints file an older Kiosk wrote, the pattern kept as typed
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-old-breakpoints-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("breakpoints.json")
+        let typed = "http://127.0.0.1:18700/api/pages?token=OLDSECRET&page=9"
+        try Data(#"{"breakpoints": {"\#(typed)": {"request": "pause", "response": "ignore", "error": "ignore"}}}"#.utf8).write(to: file)
+        let breakpoints = Breakpoints(fileURL: file, redactor: .standard)
+        // Then it is found by what was typed
+        #expect(breakpoints.setting(for: typed).request == .pause)
+        // When it is turned off as typed
+        try breakpoints.set(BreakpointSetting(), for: typed)
+        // Then nothing of it is left, its key least of all
+        #expect(try breakpoints.settings().isEmpty)
+        #expect(!(try String(contentsOf: file, encoding: .utf8)).contains("OLDSECRET"))
+    }
+
+    @Test("Wildcard patterns whose query items differ only in order are one mock rule; repeated names are read in value order, as requests are")
+    func wildcardQueryOrder() throws {
+        let mocks = MockRules(fileURL: nil, redactor: .standard)
+        let first = try mocks.add([MockRule(method: "GET", urlPattern: "http://app.test/find?q=*&a=1", body: Data("a".utf8))])[0]
+        #expect(try mocks.replaced(by: MockRule(method: "GET", urlPattern: "http://app.test/find?a=1&q=*", body: Data()))?.id == first.id)
+        #expect(URLPattern.queryInOrder("http://h/*?tag=b&tag=a", ignoring: []) == "http://h/*?tag=a&tag=b")
+        let pattern = URLPattern("http://h/*?tag=b&tag=a", ignoring: [])
+        #expect(pattern.matches(URLPattern.normalized("http://h/x?tag=b&tag=a", ignoring: [])))
+    }
 }
