@@ -94,7 +94,12 @@ public final class RequestHeadDeadline<Parts: HTTPExchangeParts>: ChannelDuplexH
     private func fire(_ context: ChannelHandlerContext) {
         timer = nil
         guard let deadline else { return }
-        if deadline <= .now() {
+        if deadline <= .now(), !context.channel.isWritable {
+            // An answer is still being taken (a slow reader, or requests pipelined behind it and held until it is: see
+            // the proxy's AnswersTakenFirst): the wait for the next head starts once the connection can take more.
+            self.deadline = .now() + timeout
+            schedule(context, at: self.deadline!)
+        } else if deadline <= .now() {
             context.close(promise: nil)
         } else {
             schedule(context, at: deadline)
