@@ -52,3 +52,25 @@ def test_a_spanish_browser_gets_spanish_and_the_switch_to_english_sticks_across_
 
     language_button(driver, "es").click()
     wait_for(driver, lambda d: html_lang(d) == "es", 15, "the switch did not change the page back to Spanish")
+
+
+def test_a_switch_of_language_on_a_scrolled_list_keeps_the_reader_in_their_place(server, spanish_browser):
+    # Given a list scrolled down, its second page appended by the scroll
+    driver = spanish_browser
+    driver.get(server.url("/rickandmorty"))
+    page_ready(driver)
+    rows = lambda d: d.execute_script("return document.querySelectorAll('#results ul.items > li[data-id]').length")
+    first = rows(driver)
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    wait_for(driver, lambda d: rows(d) > first, 15, "the scroll appended no page")
+    driver.execute_script("document.querySelectorAll('#results ul.items > li[data-id]')[%d].scrollIntoView()" % (first + 2))
+    top = driver.execute_script(
+        "return [...document.querySelectorAll('#results ul.items > li[data-id]')].find(r => r.getBoundingClientRect().bottom > 0).dataset.id")
+    # When the reader switches to English
+    language_button(driver, "en").click()
+    wait_for(driver, lambda d: html_lang(d) == "en", 15, "the switch did not change the page to English")
+    # Then the same rows are there, the same one at the top of the screen
+    wait_for(driver, lambda d: rows(d) > first and d.execute_script(
+        "return [...document.querySelectorAll('#results ul.items > li[data-id]').values()]"
+        ".find(r => r.getBoundingClientRect().bottom > 0)?.dataset.id") == top, 15,
+        "the place in the list was lost across the switch")

@@ -631,7 +631,11 @@
     // Only a path of this origin, as the server's own check allows (an error page's return is the address asked for);
     // without one (clearing the history), this page again, as Kiosk's redirect would.
     const back = $("input[name=return]", form)?.value ?? location.pathname + location.search;
-    location.assign(/^\/(?![\/\\])/.test(back) ? back : "/");
+    const target = /^\/(?![\/\\])/.test(back) ? back : "/";
+    // The same list in the other language: the reader's place in it (its appended pages, the row at the top) is put
+    // back, as Back puts it back (the page saves it as it goes).
+    if (form.matches("form.lang")) session.set("kiosk:returning", pathAndQuery(target));
+    location.assign(target);
   });
   document.addEventListener("submit", event => {
     const form = event.target;
