@@ -493,6 +493,11 @@ def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresse
             [li.querySelector('a').getAttribute('href'), li.querySelector('code')?.textContent || null]))""")
         assert shown.get("/rickandmorty?page=2") == "/rickandmorty?page=2" and shown.get("/rickandmorty") == "/rickandmorty", shown
         assert "/rickandmorty/2" in shown and shown["/rickandmorty/2"] is None, shown
+        # And each is named by its own title, without the site's name that every one of them ends with
+        names = driver.execute_script("return [...document.querySelectorAll('#saved-pages li a')].map(a => a.textContent)")
+        assert names and not any(name.endswith("· Kiosk") for name in names), names
+        # And the retry button looks like the app's other buttons, not the browser's default
+        assert driver.execute_script("return getComputedStyle(document.getElementById('retry-page')).borderRadius") == "8px"
     finally:
         driver.quit()
 

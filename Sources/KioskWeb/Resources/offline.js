@@ -500,14 +500,16 @@
     const pages = (await device.entries("page"))
       .filter(entry => entry.url.startsWith("/") && !entry.url.startsWith("//") && entry.url !== routes.offline)
       .sort((a, b) => b.usedAt - a.usedAt);
+    // Named by their titles without the site's name every one ends with ("Charlie · Kiosk": Kiosk's own page lists them).
+    const named = entry => (entry.title || "").replace(/\s+·\s+Kiosk$/, "");
     // Pages of one title (a catalog's pages 1 to 5, a list and its edit mode) are told apart by their addresses.
     const titles = new Map();
-    for (const entry of pages) titles.set(entry.title, (titles.get(entry.title) || 0) + 1);
+    for (const entry of pages) titles.set(named(entry), (titles.get(named(entry)) || 0) + 1);
     list.replaceChildren(...pages.map(entry => {
       const item = document.createElement("li");
-      const link = Object.assign(document.createElement("a"), { href: entry.url, textContent: entry.title || entry.url });
+      const link = Object.assign(document.createElement("a"), { href: entry.url, textContent: named(entry) || entry.url });
       const when = Object.assign(document.createElement("span"), { className: "hint" });
-      if (entry.title && titles.get(entry.title) > 1) {
+      if (named(entry) && titles.get(named(entry)) > 1) {
         let address = entry.url;
         try { address = decodeURI(entry.url); } catch { /* shown as saved */ }
         when.append(" · ", Object.assign(document.createElement("code"), { textContent: address }));
