@@ -252,5 +252,8 @@ def test_a_reset_made_while_the_toast_offers_undo_takes_the_offer_away(fresh_ser
         # Then the dog is back, and the toast no longer offers to bring it back
         wait_for(driver, lambda d: dog_ids(d) == dogs, 15, f"the reset did not bring the list back: {dog_ids(driver)}")
         wait_for(driver, lambda d: not toast.is_displayed(), 5, "the toast still offers Undo after the reset")
+        # And a screen reader is told the list is back in its order
+        wait_for(driver, lambda d: d.execute_script("return document.getElementById('results-said')?.textContent")
+                 == "The list is back in its original order.", 5, "the reset was not said")
     finally:
         driver.quit()

@@ -148,7 +148,8 @@ extension DeviceStrings {
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}",
         notSaved: "Not saved on this device",
         nextUnreachable: "Kiosk is unreachable: the next page can be loaded once it answers.",
-        shownOne: "1 item shown.", shownMany: "{n} items shown.")
+        shownOne: "1 item shown.", shownMany: "{n} items shown.",
+        resetDone: "The list is back in its original order.")
 }
 
 extension PairingStrings {

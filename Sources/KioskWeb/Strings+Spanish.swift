@@ -205,7 +205,8 @@ extension DeviceStrings {
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
         notSaved: "No guardado en este dispositivo",
         nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.",
-        shownOne: "1 elemento mostrado.", shownMany: "{n} elementos mostrados.")
+        shownOne: "1 elemento mostrado.", shownMany: "{n} elementos mostrados.",
+        resetDone: "La lista volvió a su orden original.")
 }
 
 extension PairingStrings {

@@ -397,6 +397,8 @@ struct DeviceStrings: Sendable {
     let nextUnreachable: String
     /// What a screen reader is told as typing filters the rows shown ("1 item shown.", "{n} items shown.").
     let shownOne, shownMany: String
+    /// What a screen reader is told once a user-ordered list was reset.
+    let resetDone: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -409,7 +411,7 @@ struct ScriptStrings: Encodable, Sendable {
     let deleted, undo, unstarred, deletedMany, unstarredMany, moved, languageNeedsKiosk, historyNeedsKiosk, historyCleared, unreachableLoaded: String
     let notSaved: String
     let nextUnreachable: String
-    let shownOne, shownMany: String
+    let shownOne, shownMany, resetDone: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -457,6 +459,7 @@ struct ScriptStrings: Encodable, Sendable {
         nextUnreachable = device.nextUnreachable
         shownOne = device.shownOne
         shownMany = device.shownMany
+        resetDone = device.resetDone
         ago = page.ago("{age}")
         justNow = page.justNow
     }

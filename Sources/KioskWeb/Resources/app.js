@@ -511,6 +511,8 @@
   // Where a dog a move form moved now stands in `doc`, said as a screen reader is told it ("Luna: position 3 of 5.");
   // undefined for any other form (the list's own status is said then).
   function movedTo(form, doc, body) {
+    // A reset said done once Kiosk made it (the device's copy, the reset waiting to be sent, says so in its banner).
+    if (form?.matches("form.reset")) return Number(doc.body?.dataset.savedAt) > 0 ? undefined : strings.resetDone;
     const row = form?.matches("form.move") ? form.closest("li[data-id]") : null;
     if (!row) return undefined;
     let rows = $$("#results ul.items.edit > li[data-id]", doc);
