@@ -95,10 +95,9 @@ def test_after_back_to_an_earlier_page_an_items_back_link_returns_to_that_page(s
         driver.back()
         wait_for(driver, lambda d: d.current_url == second, 10, "Back did not return to page 2")
         page_ready(driver)
-        # When one of its rows is opened
-        link = rows(driver)[0].find_element(By.CSS_SELECTOR, "a")
-        href = link.get_attribute("href")
-        driver.execute_script("arguments[0].click()", link)
+        # When one of its rows is opened (found and clicked in one script run: the page fetches its rows again on coming
+        # back from the cache and swaps them in, so a row found first could be gone by the click)
+        href = driver.execute_script("const a = document.querySelector('#results ul.items > li a'); a.click(); return a.href;")
         wait_for(driver, lambda d: d.current_url == href, 10, "the row did not open")
         page_ready(driver)
         # Then its back link returns to page 2, where it was opened, not to page 5, the list last loaded
