@@ -200,7 +200,10 @@ struct DebugController: Sendable {
             let raw = try context.parameters.require("endpoint")
             let endpoint = raw.removingPercentEncoding ?? raw
             guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
-                throw WebError.consoleNotFound { [name = String(endpoint.prefix(60))] in $0.noSuchEndpoint(name) }
+                // Named as kept (a key typed into a pattern's query is not shown back).
+                throw WebError.consoleNotFound { [name = String(kiosk.debugger.breakpoints.keptKey(endpoint).prefix(60))] in
+                    $0.noSuchEndpoint(name)
+                }
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
             return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: kiosk.debugger.breakpoints.keptKey(endpoint)))

@@ -329,6 +329,13 @@ public final class Debugger: Sendable {
         return ListenerPolicy.hostName(ofAuthority: endpoint) != nil && endpoint == endpoint.lowercased()
     }
 
+    /// Why `endpoint`, written as a URL pattern, can take no breakpoint (its port, its host): nil when it is no URL pattern
+    /// or has no problem of a pattern's own, for the refusal to say what to fix rather than that no endpoint has the name.
+    public func breakpointPatternProblem(on endpoint: String) -> URLPatternProblem? {
+        guard Breakpoints.isURLPattern(endpoint) else { return nil }
+        return URLPattern.problem(Breakpoints.key(endpoint))
+    }
+
     /// What a breakpoint for `record`'s requests is set on: its catalog endpoint; for an app's exchange through `kiosk
     /// proxy`, its URL without the query (that address's requests, whatever their query: its host would pause every one
     /// the app sends there); nil when it can have none.

@@ -31,7 +31,9 @@ struct URLPattern: Sendable, Hashable {
         if !pattern.hasPrefix("*") {
             let example = pattern.replacingOccurrences(of: "*", with: "x")
             guard let components = URLComponents(string: HTTPSyntax.escapingDisallowed(example)), components.host?.isEmpty == false else {
-                return .noHost(String(pattern.prefix(80)))
+                // Quoted without its query (a key typed into it must not reach a terminal or a page), cut to 80 characters.
+                let beforeQuery = pattern.prefix { $0 != "?" && $0 != "#" }
+                return .noHost(String(beforeQuery.prefix(80)) + (beforeQuery.count < pattern.count ? "?…" : ""))
             }
             // (A port past 65535, or 0, is in no request's URL: such a pattern would never match.)
             if let port = components.port, !(1...65_535).contains(port) { return .badPort(port) }
@@ -157,7 +159,7 @@ struct URLPattern: Sendable, Hashable {
 public enum URLPatternProblem: Sendable, Hashable {
     case notHTTP, notOneLine
     case tooLong(kilobytes: Int)
-    /// Not a URL with a host (the pattern, cut to 80 characters).
+    /// Not a URL with a host (the pattern up to its query, cut to 80 characters).
     case noHost(String)
     /// A port outside 1–65535.
     case badPort(Int)

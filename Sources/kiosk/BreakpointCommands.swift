@@ -59,6 +59,9 @@ struct BreakpointCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let (setting, key) = try await Runtime.offline(global, creating: true) { kiosk in
                     guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
+                        if let problem = kiosk.debugger.breakpointPatternProblem(on: endpoint) {
+                            throw KioskError.invalidRequest(problem.english)
+                        }
                         let names = kiosk.debugger.endpoints.map(\.name)
                         throw KioskError.invalidRequest("There is no endpoint named \(kiosk.debugger.breakpoints.keptKey(endpoint)); "
                                                         + "known: \(names.joined(separator: ", ")), "

@@ -1026,6 +1026,9 @@ struct LogCLITests {
             #expect(refused.status != 0, "\(command): \(refused.stdout)")
         }
         #expect(try cli.run(["mock", "add", "--url", "http://x.test:99999/a"]).stderr.contains("port 99999 is no port: ports go from 1 to 65535"))
+        // (a breakpoint's refusal says so too, not that no endpoint has that name)
+        let badPort = try cli.run(["breakpoint", "set", "http://x.test:99999/a", "--request", "pause"]).stderr
+        #expect(badPort.contains("port 99999 is no port: ports go from 1 to 65535") && !badPort.contains("no endpoint named"), "\(badPort)")
         // And remove turns a host's every switch off, and says so of one that had none on
         let removed = try cli.run(["breakpoint", "remove", "localhost:3000"])
         #expect(removed.status == 0 && removed.stdout.contains("localhost:3000: every breakpoint off."), "\(removed.stderr)")

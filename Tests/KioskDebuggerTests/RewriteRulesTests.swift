@@ -364,6 +364,19 @@ struct RewriteRulesTests {
         }
     }
 
+    @Test("A refused URL pattern is quoted back without its query, so a key typed into it is not echoed")
+    func refusedPatternHidesItsQuery() {
+        // Given a pattern with no host, an API key in its query
+        let rules = rules()
+        // When it is refused
+        let message = refusal {
+            try rules.add(rule(endpoint: nil, url: "https:///svc/mostpopular?api-key=SECRETKEY123&period=7", RewriteRule.Actions(status: 500)))
+        }
+        // Then the error quotes the part that shows the slip, and neither the key nor the rest of the query
+        #expect(message?.contains("“https:///svc/mostpopular?…”") == true, "\(message ?? "added")")
+        #expect(message?.contains("SECRETKEY123") == false)
+    }
+
     @Test("Rules, their switches and hit counts survive a reopen; a deleted rule's id is never given again")
     func persistence() async throws {
         // Given a rules file with two rules, one of which answered a request
