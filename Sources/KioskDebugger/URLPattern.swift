@@ -96,10 +96,7 @@ struct URLPattern: Sendable, Hashable {
         guard let mark = pattern.firstIndex(of: "?") else { return pattern }
         let query = pattern[pattern.index(after: mark)...].prefix { $0 != "#" }
         let items = query.split(separator: "&")
-        let name = { (item: Substring) -> String in
-            let raw = String(item.prefix { $0 != "=" })
-            return raw.removingPercentEncoding ?? raw
-        }
+        let name = itemName
         guard !items.contains(where: { name($0).contains("*") }) else { return pattern }
         // By name, then value, as `normalized` sorts a request's items (`tag=b&tag=a` is read `tag=a&tag=b`); a value with a
         // `*` is placed by its text, the one order that can be given it.
@@ -120,12 +117,15 @@ struct URLPattern: Sendable, Hashable {
         guard let mark = pattern.firstIndex(of: "?") else { return pattern }
         let end = pattern[mark...].firstIndex(of: "#") ?? pattern.endIndex
         let items = pattern[pattern.index(after: mark)..<end].split(separator: "&", omittingEmptySubsequences: false)
-        let kept = items.filter { item in
-            let raw = String(item.prefix { $0 != "=" })
-            return !names.contains((raw.removingPercentEncoding ?? raw).lowercased())
-        }
+        let kept = items.filter { !names.contains(itemName($0).lowercased()) }
         guard kept.count < items.count else { return pattern }
         return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + pattern[end...]
+    }
+
+    /// A pattern's query item's name, decoded (`api%2Dkey=…` is the item `api-key`).
+    private static func itemName(_ item: Substring) -> String {
+        let raw = String(item.prefix { $0 != "=" })
+        return raw.removingPercentEncoding ?? raw
     }
 
     /// `url` without the query items named in `names` (the redactor's secret ones), everything else as written: what a
