@@ -493,6 +493,14 @@ def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresse
             [li.querySelector('a').getAttribute('href'), li.querySelector('code')?.textContent || null]))""")
         assert shown.get("/rickandmorty?page=2") == "/rickandmorty?page=2" and shown.get("/rickandmorty") == "/rickandmorty", shown
         assert "/rickandmorty/2" in shown and shown["/rickandmorty/2"] is None, shown
+        # And they are grouped by catalog: the two list pages and the character under Rick and Morty, Home under the rest
+        groups = driver.execute_script("""return [...document.querySelectorAll('#saved-pages section.saved-group')]
+            .filter(s => !s.hidden).map(s => [s.querySelector('h3').textContent,
+                                              [...s.querySelectorAll('li a')].map(a => a.getAttribute('href'))])""")
+        grouped = dict((name, hrefs) for name, hrefs in groups)
+        assert {"/rickandmorty?page=2", "/rickandmorty", "/rickandmorty/2"} <= set(grouped.get("Rick and Morty", [])), groups
+        assert "/" in grouped.get("Other pages", []) and list(grouped)[-1] == "Other pages", groups
+        assert all(hrefs for _, hrefs in groups), groups
         # And each is named by its own title, without the site's name that every one of them ends with
         names = driver.execute_script("return [...document.querySelectorAll('#saved-pages li a')].map(a => a.textContent)")
         assert names and not any(name.endswith("· Kiosk") for name in names), names

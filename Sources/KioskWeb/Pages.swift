@@ -21,13 +21,7 @@ package enum Pages {
                        scripts extra: [StaticAsset] = [], catalogTabs: Bool = true, _ content: [HTML]) -> HTML {
         let strings = context.strings
         let language = context.language
-        let tabs: [(path: String, icon: String, short: String, long: String)] =
-            context.catalogs.sources.map { source in
-                let presentation = source.presentation
-                return (Route.list(source.id).path, presentation.icon, presentation.shortName(language: language.rawValue),
-                        presentation.name(language: language.rawValue))
-            }
-            + [(Route.favorites.path, "★", strings.favorites, strings.favorites)]
+        let tabs = tabs(context)
         let nav = E.element("nav", [.class("tabs"), .attribute("aria-label", strings.catalogs)], [
             E.element("ul", [], tabs.map { tab in
                 E.element("li", [], [
@@ -148,6 +142,16 @@ package enum Pages {
     /// carries is the cookie's, which outlives the page, so its forms still post.
     static let htmlHeaders: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "private, no-cache"]
 
+    /// The tabs every page shows: each catalog's list, then the favorites.
+    private static func tabs(_ context: ViewContext) -> [(path: String, icon: String, short: String, long: String)] {
+        let language = context.language.rawValue
+        return context.catalogs.sources.map { source in
+            let presentation = source.presentation
+            return (Route.list(source.id).path, presentation.icon, presentation.shortName(language: language), presentation.name(language: language))
+        }
+        + [(Route.favorites.path, "★", context.strings.favorites, context.strings.favorites)]
+    }
+
     /// `/offline`: what the service worker shows for a page this device has not saved while Kiosk is unreachable.
     /// The script lists the pages that were saved (it reads them from the device).
     static func offline(_ context: ViewContext) -> HTML {
@@ -160,7 +164,15 @@ package enum Pages {
             E.element("p", [], [E.element("button", [.attribute("type", "button"), .attribute("id", "retry-page")],
                                           [.text(context.strings.retry)])]),
             E.element("h2", [], [.text(strings.savedPages)]),
-            E.element("ul", [.attribute("id", "saved-pages"), .class("saved-pages")], []),
+            // One group a tab, in the tabs' order (as Favorites groups its items), then the pages of none (Home, the
+            // console): the script fills those it has pages for and shows them.
+            E.element("div", [.attribute("id", "saved-pages"), .class("saved-pages")],
+                      (tabs(context).map { ($0.path, $0.long) } + [("", strings.otherSavedPages)]).map { prefix, name in
+                          E.element("section", [.class("saved-group"), .attribute("data-prefix", prefix), .flag("hidden")], [
+                              E.element("h3", [], [.text(name)]),
+                              E.element("ul", [], []),
+                          ])
+                      }),
             E.element("p", [.attribute("id", "no-saved-pages"), .class("empty"), .flag("hidden")], [.text(strings.noSavedPages)]),
             E.element("p", [], [E.element("a", [Attribute.localHref(Route.home.path)], [.text(context.strings.backToCatalogs)])]),
         ])

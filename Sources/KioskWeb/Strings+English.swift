@@ -124,6 +124,7 @@ extension DeviceStrings {
         offlineTitle: "Not saved on this device",
         offlineMessage: "Kiosk is unreachable, and this page was not saved on this device. These pages were:",
         savedPages: "Saved on this device", noSavedPages: "Nothing is saved on this device yet.",
+        otherSavedPages: "Other pages",
         unreachable: "Kiosk is unreachable — showing what this device saved {ago}",
         slow: "Kiosk is taking too long to answer — showing what this device saved {ago}",
         holds: "This device holds {size} of {limit}: {pages} and {images}.",

@@ -181,6 +181,7 @@ extension DeviceStrings {
         offlineTitle: "Página no guardada en este dispositivo",
         offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
         savedPages: "Páginas guardadas en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
+        otherSavedPages: "Otras páginas",
         unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
         slow: "Kiosk tarda demasiado en responder: se muestra lo que este dispositivo guardó {ago}",
         holds: "Este dispositivo guarda {size} de {limit}: {pages} y {images}.",

@@ -365,6 +365,8 @@ extension Language {
 struct DeviceStrings: Sendable {
     let onThisDevice, saveForOffline, saveForOfflineHint, storageLimit, clear: String
     let offlineTitle, offlineMessage, savedPages, noSavedPages: String
+    /// The offline page's group of saved pages that are no catalog's nor the favorites' (Home, the console).
+    let otherSavedPages: String
     /// What offline.js says (`{name}` marks a value it fills in). `slow`: Kiosk did not answer in time (it may be up,
     /// waiting for a slow catalog), where `unreachable` is no answer at all.
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String

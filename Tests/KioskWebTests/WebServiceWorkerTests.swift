@@ -58,7 +58,10 @@ struct WebServiceWorkerTests {
             let english = try await client.get("/offline")
             #expect(english.status == .ok)
             #expect(english.body.contains("<h1>Not saved on this device</h1>"))
-            #expect(english.body.contains("<ul id=\"saved-pages\" class=\"saved-pages\"></ul>"))
+            // (a group a tab, in the tabs' order, then one for the pages of none, each hidden until the script fills it)
+            #expect(english.body.contains("<div id=\"saved-pages\" class=\"saved-pages\"><section class=\"saved-group\" data-prefix=\"/"))
+            #expect(english.body.contains("<section class=\"saved-group\" data-prefix=\"/favorites\" hidden><h3>Favorites</h3><ul></ul></section>"
+                                          + "<section class=\"saved-group\" data-prefix=\"\" hidden><h3>Other pages</h3><ul></ul></section></div>"))
             #expect(english.body.contains("data-view=\"offline\""))
             #expect(english.body.contains("href=\"/\""))
             let spanish = try await client.get("/offline", headers: [.acceptLanguage: "es"]).body

@@ -492,11 +492,18 @@
     showUsage();
   }
 
-  // The offline page: what this device has saved, most recently read first --------------------------------
+  // The offline page: what this device has saved, by catalog, most recently read first -----------------------
 
   async function listSaved() {
     const list = $("#saved-pages");
     if (!list) return;
+    // Kiosk's groups, one a tab and a last for the rest (`data-prefix` empty): a page goes to its tab's by its path.
+    const groups = $$("section.saved-group", list);
+    const groupOf = url => {
+      const path = url.split(/[?#]/)[0];
+      return groups.find(group => group.dataset.prefix && (path === group.dataset.prefix || path.startsWith(group.dataset.prefix + "/")))
+        || groups.find(group => !group.dataset.prefix);
+    };
     const pages = (await device.entries("page"))
       .filter(entry => entry.url.startsWith("/") && !entry.url.startsWith("//") && entry.url !== routes.offline)
       .sort((a, b) => b.usedAt - a.usedAt);
@@ -505,7 +512,7 @@
     // Pages of one title (a catalog's pages 1 to 5, a list and its edit mode) are told apart by their addresses.
     const titles = new Map();
     for (const entry of pages) titles.set(named(entry), (titles.get(named(entry)) || 0) + 1);
-    list.replaceChildren(...pages.map(entry => {
+    const row = entry => {
       const item = document.createElement("li");
       const link = Object.assign(document.createElement("a"), { href: entry.url, textContent: named(entry) || entry.url });
       const when = Object.assign(document.createElement("span"), { className: "hint" });
@@ -517,7 +524,12 @@
       when.append(" · ", window.kiosk ? window.kiosk.agoElement(entry.savedAt) : ago(entry.savedAt));
       item.append(link, when);
       return item;
-    }));
+    };
+    for (const group of groups) {
+      const mine = pages.filter(entry => groupOf(entry.url) === group);
+      $("ul", group).replaceChildren(...mine.map(row));
+      group.hidden = mine.length === 0;
+    }
     const empty = $("#no-saved-pages");
     if (empty) empty.hidden = pages.length > 0;
   }
