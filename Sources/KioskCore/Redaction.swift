@@ -62,10 +62,10 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether a request field of this name (lowercased) says who asks besides Authorization and Cookie: one of
     /// `identityFields`, or a name the standard redaction takes for a secret's by its last word (`X-Client-Secret`),
-    /// but for a signature: made anew for each request (over its time and body), it says nothing of who asks, and
+    /// but for a signature or a DPoP proof: made anew for each request (over its time and body), it says nothing of who asks, and
     /// counted as an identity it would keep every request from matching any answer stored before.
     public static func isIdentityField(_ name: String) -> Bool {
-        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature")
+        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature") && name != "dpop"
     }
 
     /// Secret fields that are no identity's besides the two counted first (a proxy's own credential, an answer's field).
@@ -153,6 +153,16 @@ public struct Redactor: Sendable, Hashable {
                     // A server reads a cookie's %XX escapes (Express's `s%3A…` session): an echo says it decoded.
                     if sent.utf8.contains(UInt8(ascii: "%")), let decoded = sent.removingPercentEncoding, decoded != sent { values.append(decoded) }
                 }
+            }
+        }
+        // A token sent as a WebSocket subprotocol (what `redactSubprotocols` hides), echoed by a server that lists them.
+        for field in fields where HTTPHeaderFields.sameName(field.name, "Sec-WebSocket-Protocol") {
+            for item in field.value.split(separator: ",") {
+                let text = item.trimmingCharacters(in: .whitespaces)
+                guard Self.redactSubprotocols(text) != text else { continue }
+                values.append(text)
+                // (and Kubernetes' token alone, as its server may say it)
+                if text.lowercased().hasPrefix(Self.bearerSubprotocol) { values.append(String(text.dropFirst(Self.bearerSubprotocol.count))) }
             }
         }
         if let password = url.password(percentEncoded: false) { values.append(password) }
@@ -551,11 +561,37 @@ public struct Redactor: Sendable, Hashable {
         // may take them, and they are sent) name the same secrets.
         if name.utf8.contains(UInt8(ascii: "_")) { return namesSecretHeader(name.replacingOccurrences(of: "_", with: "-")) }
         let lastWord = name.utf8.lastIndex(of: UInt8(ascii: "-")).map { name[name.utf8.index(after: $0)...] } ?? Substring(name)
-        return Self.secretLastWords.contains(String(lastWord)) || name.hasSuffix("-api-key")
+        return Self.secretLastWords.contains(String(lastWord)) || Self.secretEndings.contains { name.hasSuffix($0) }
+            || Self.secretNames.contains(name)
     }
 
-    /// The last words of a header's name that make it a secret's.
-    private static let secretLastWords: Set<String> = ["token", "secret", "password", "passwd", "signature", "apikey", "credential"]
+    /// The last words of a header's name that make it a secret's (`X-Auth`, `X-Supabase-Auth` carry tokens as well).
+    private static let secretLastWords: Set<String> = ["token", "secret", "password", "passwd", "signature", "apikey", "credential",
+                                                       "auth", "authentication", "sessionid"]
+    /// The endings of a header's name that make it a secret's (`-key` alone would take `Idempotency-Key` and
+    /// `Sec-WebSocket-Key`): Azure API Management's `Ocp-Apim-Subscription-Key`, a session's id (`X-Session-Id`).
+    private static let secretEndings = ["-api-key", "subscription-key", "session-id"]
+    /// Credential headers named otherwise: an OAuth DPoP proof (RFC 9449), Firebase's App Check token, Azure Functions'
+    /// key.
+    private static let secretNames: Set<String> = ["dpop", "x-firebase-appcheck", "x-functions-key"]
+
+    /// What Kubernetes' bearer token follows as a WebSocket subprotocol (a browser's WebSocket can set no other header).
+    private static let bearerSubprotocol = "base64url.bearer.authorization.k8s.io."
+
+    /// A WebSocket subprotocol list's items with a credential in them hidden: Kubernetes' bearer token (after
+    /// `bearerSubprotocol`), and a JWT alone, as apps send one.
+    private static func redactSubprotocols(_ value: String) -> String {
+        let prefix = bearerSubprotocol
+        return value.split(separator: ",", omittingEmptySubsequences: false).map { item -> String in
+            let text = item.trimmingCharacters(in: .whitespaces)
+            let lead = item.prefix { $0 == " " || $0 == "\t" }
+            if text.lowercased().hasPrefix(prefix) { return String(lead) + text.prefix(prefix.count) + placeholder }
+            // A JWT: three base64url parts, the first a JSON object's (`eyJ`).
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 3, text.hasPrefix("eyJ"), text.count >= 20 { return String(lead) + placeholder }
+            return String(item)
+        }.joined(separator: ",")
+    }
 
     /// The header fields whose value is a URL, lowercased: `Referer` carries the whole address of the page before,
     /// query included.
@@ -572,6 +608,7 @@ public struct Redactor: Sendable, Hashable {
             // password) as any URL does; so does each address a `Link` field lists (`<…?sig=…>; rel=next`).
             if Self.urlFields.contains(name) { return (name: shownName, value: scrub(redactAddress(field.value))) }
             if name == "link" { return (name: shownName, value: scrub(redactLinks(field.value))) }
+            if name == "sec-websocket-protocol" { return (name: shownName, value: scrub(Self.redactSubprotocols(field.value))) }
             return (name: shownName, value: scrub(field.value))
         })
     }

@@ -443,7 +443,9 @@ struct CoreTests {
           arguments: [("X-Secret", true), ("X-Client-Secret", true), ("CF-Access-Client-Secret", true), ("X-Auth-Password", true),
                       ("X-Request-Signature", true), ("X-Shop-Api-Key", true), ("X-My-Token", true), ("X-Amz-Credential", true),
                       ("Sec-WebSocket-Key", false), ("Idempotency-Key", false), ("X-Token-Expires", false), ("Secret", true),
-                      ("X-Secretary", false)])
+                      ("X-Secretary", false), ("Ocp-Apim-Subscription-Key", true), ("X-Auth", true), ("Authentication", true),
+                      ("X-Supabase-Auth", true), ("X-Session-Id", true), ("DPoP", true), ("X-Firebase-AppCheck", true),
+                      ("X-Author", false), ("X-Request-Id", false)])
     func redactsHeadersNamedAsSecrets(name: String, secret: Bool) {
         // Given a request sending a value under that name
         let fields: HTTPHeaderFields = [name: "value-1234567", "Accept": "*/*"]
@@ -454,6 +456,22 @@ struct CoreTests {
         #expect(redacted[name] == (secret ? Redactor.placeholder : "value-1234567"))
         #expect(hidden.contains("value-1234567") == secret)
         #expect(redacted["Accept"] == "*/*")
+    }
+
+    @Test("A bearer token sent as a WebSocket subprotocol (Kubernetes' form, or a JWT alone) is hidden, the other subprotocols kept")
+    func redactsTokensInSubprotocols() {
+        // Given a WebSocket handshake offering a token among its subprotocols
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLWhlcmU"
+        let fields: HTTPHeaderFields = ["Sec-WebSocket-Protocol": "base64url.bearer.authorization.k8s.io.SUBPROTOTOKEN42, v4.channel.k8s.io, \(jwt)"]
+        // When its fields are redacted, and the values to hide elsewhere are taken from it
+        let redacted = Redactor.standard.redact(fields)["Sec-WebSocket-Protocol"] ?? ""
+        let hidden = Redactor.standard.credentials(in: fields, url: URL(string: "http://app.test/")!)
+        // Then the token's items lose their secret and keep what says what they are; the others are kept as sent
+        #expect(redacted == "base64url.bearer.authorization.k8s.io.<redacted>, v4.channel.k8s.io, <redacted>", "\(redacted)")
+        #expect(hidden.contains("base64url.bearer.authorization.k8s.io.SUBPROTOTOKEN42") && hidden.contains("SUBPROTOTOKEN42")
+                && hidden.contains(jwt), "\(hidden)")
+        // And the server's answer naming the protocol it chose hides it as well
+        #expect(Redactor.standard.redact(["Sec-WebSocket-Protocol": jwt])["Sec-WebSocket-Protocol"] == "<redacted>")
     }
 
     @Test("Redaction replaces credential headers, case-insensitively")
