@@ -596,13 +596,16 @@
   // and says why. Answered, the page is opened again (the cookie is set, the history cleared by then).
   document.addEventListener("submit", async event => {
     const form = event.target;
+    // Read as attributes: a field named `method` or `action` (the console's rule and resend forms have one) stands in
+    // for the form's own properties of those names.
+    const action = new URL(form.getAttribute("action") || location.href, location.href);
     // (The client table's `direct` writes: the two the server sends as they are, never queued.)
-    if (event.defaultPrevented || form.method.toLowerCase() !== "post"
-        || !self.KioskClient.routes.direct.includes(new URL(form.action, location.href).pathname)) return;
+    if (event.defaultPrevented || (form.getAttribute("method") || "get").toLowerCase() !== "post"
+        || !self.KioskClient.routes.direct.includes(action.pathname)) return;
     event.preventDefault();
     let answer;
     try {
-      answer = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)),
+      answer = await fetch(action.href, { method: "POST", body: new URLSearchParams(new FormData(form)),
         credentials: "same-origin", redirect: "manual" });
     } catch {
       const toast = showToast(form.matches("form.lang")
