@@ -47,6 +47,10 @@ extension HAR {
         /// A header section larger than an HTTP/1.1 answer Kiosk reads may have (80 KB, as NIO's parser allows): no
         /// server gave it, and replayed it would choke the app.
         case headersTooLarge
+        /// An answer Kiosk's proxy made itself, its own export says, where no upstream answered: its 504 for what it had not
+        /// stored (`--offline`, `only-if-cached`), its 502 or 504 for an upstream it could not reach. Replayed, it would
+        /// fake an outage the upstream never had.
+        case madeByKiosk
         /// A URL no app can ask for through Kiosk: path escapes that are not UTF-8 text (the proxy refuses them, as they
         /// would not reach the upstream as written), or a request line longer than the
         /// proxy reads (64 KB). Kept, it would be listed and exported but never replayed.
@@ -57,7 +61,7 @@ extension HAR {
         public func phrase(_ count: Int, schemes: [String] = []) -> String {
             switch self {
             case .noResponse: "\(count) without a response"
-            case .failed: "\(count) failed (status 0 or -1)"
+            case .failed: "\(count) failed (status 0 or below)"
             case .unsupportedScheme where schemes.count == 1: "\(count) \(schemes[0]): URL\(count == 1 ? "" : "s")"
             case .unsupportedScheme: "\(count) not http(s) (\(schemes.map { $0 + ":" }.joined(separator: ", ")))"
             case .interim: "\(count) interim (1xx, such as a WebSocket upgrade)"
@@ -66,6 +70,7 @@ extension HAR {
             case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
             case .headersTooLarge: "\(count) whose header section is over 80 KB, more than an answer may have"
+            case .madeByKiosk: "\(count) answered by Kiosk itself, not the upstream (a 504 for what it had not stored)"
             case .unsendableURL: "\(count) whose URL no app can send (a user's name before the host, path escapes that are not UTF-8, or over 64 KB)"
             }
         }
@@ -130,6 +135,17 @@ extension HAR {
         /// (`Recorded.inUTF8Instead`).
         public var inUTF8Instead: Int { recorded.filter(\.inUTF8Instead).count }
 
+        /// How many rules replay an answer the archive recorded for a request with credentials (Authorization, a cookie, a
+        /// key header): a mock answers whoever asks.
+        public var credentialed: Int { recorded.count { !$0.credentialValues.isEmpty } }
+
+        /// "2 of them answer what was recorded for a request with credentials …" for `count` such rules; nil for none.
+        public static func credentialedDescription(_ count: Int) -> String? {
+            guard count > 0 else { return nil }
+            return (count == 1 ? "1 of them answers what was recorded for a request with credentials" : "\(count) of them answer what was recorded for requests with credentials")
+                + " (Authorization, a cookie or a key): as mock rules they answer every request to their URLs, whoever asks."
+        }
+
         /// "2 answers' text is replayed in UTF-8, and labelled so: the charset their Content-Type named cannot hold it, or
         /// Kiosk cannot write it." for `count` such answers; nil for none.
         public static func inUTF8InsteadDescription(_ count: Int) -> String? {
@@ -138,7 +154,7 @@ extension HAR {
                 : "\(count) answers' text is replayed in UTF-8, and labelled so: the charset their Content-Type named cannot hold it, or Kiosk cannot write it."
         }
 
-        /// "3 without a response, 21 failed (status 0 or -1), 1 data: URL": the skipped entries by reason,
+        /// "3 without a response, 21 failed (status 0 or below), 1 data: URL": the skipped entries by reason,
         /// in `SkipReason` order; empty when none was skipped.
         public var skippedDescription: String {
             SkipReason.allCases.compactMap { reason in
@@ -427,6 +443,7 @@ extension HAR {
             if let scheme, scheme != "http", scheme != "https" { return .skipped(.unsupportedScheme, scheme: scheme) }
             // A failed request may have any URL (even ""): it is skipped before the URL is checked.
             guard status > 0 else { return .skipped(.failed) }
+            if Self.madeByKiosk(entry) { return .skipped(.madeByKiosk) }
             guard scheme != nil else { throw ImportError("\(path).request.url is not an absolute URL.") }
             guard url.utf8.count <= HAR.maximumRequestTargetBytes, HTTPSyntax.escapeProblem(in: url) == nil else {
                 return .skipped(.unsendableURL)
@@ -501,6 +518,19 @@ extension HAR {
             recorded.inUTF8Instead = inUTF8Instead
             return .rule(MockRule(method: method, urlPattern: url.replacingOccurrences(of: "*", with: "%2A"), status: status, headers: headers,
                                   body: body, origin: origin), recorded)
+        }
+
+        /// Whether Kiosk's own export says its proxy made the entry's answer (`SkipReason.madeByKiosk`): an exchange that
+        /// failed (`_kioskError`), or a 504 for what its store did not hold (`only-if-cached`, or `offline` without a hit).
+        static func madeByKiosk(_ entry: [String: Any]) -> Bool {
+            if let error = entry["_kioskError"] as? String, !error.isEmpty { return true }
+            switch entry["_kioskDecision"] as? String {
+            case "only-if-cached": return true
+            case "offline":
+                let status = (entry["_kioskCacheStatus"] as? String)?.lowercased() ?? ""
+                return !status.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == "hit" }
+            default: return false
+            }
         }
 
         /// What a cache needs of the entry beyond the rule (see `Import.Recorded`); fields of the wrong shape are left out.

@@ -55,6 +55,7 @@ struct HARCommand: AsyncParsableCommand {
                 text += "."
             }
             if let note = HAR.Import.inUTF8InsteadDescription(result.inUTF8Instead) { text += " " + note }
+            if let note = HAR.Import.credentialedDescription(result.credentialed) { text += " " + note }
             return count > 0 ? text + " `kiosk mock list` shows them." : text
         }
     }

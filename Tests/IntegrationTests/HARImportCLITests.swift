@@ -44,7 +44,7 @@ struct HARImportCLITests {
         let text = try cli.run(["har", "import", har.path])
         // Then the sentence names every reason, and the rule answers with the file's bytes
         #expect(text.status == 0 && text.stdout == "Imported 2 mock rules from \(har.path); skipped 3 of its 5 entries: "
-                + "1 without a response, 1 failed (status 0 or -1), 1 data: URL. 1 answer's text is replayed in UTF-8, and labelled so: "
+                + "1 without a response, 1 failed (status 0 or below), 1 data: URL. 1 answer's text is replayed in UTF-8, and labelled so: "
                 + "the charset its Content-Type named cannot hold it, or Kiosk cannot write it. `kiosk mock list` shows them.\n", "\(text.stdout)")
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(["mock", "list", "--json"]).stdout.utf8)) as? [[String: Any]])
         #expect(first.count == 2 && (first.first?["body"] as? [String: Any])?["text"] as? String == "Hello, world")

@@ -19,6 +19,46 @@ struct HARImportTests {
             + (response.map { #", "response": \#($0)}"# } ?? "}")
     }
 
+    @Test("Answers Kiosk's proxy made itself (an offline 504, a 502 for an unreachable upstream) are not replayed; a stored answer given offline is")
+    func answersKioskMadeAreSkipped() throws {
+        // Given Kiosk's own export: an offline miss, an only-if-cached miss, a failed exchange's 502, and a stored answer
+        // given offline (a hit)
+        let made = { (url: String, status: Int, extra: String) in
+            String(Self.entry(url, response: #"{"status": \#(status), "content": {"text": "x", "mimeType": "text/plain"}}"#).dropLast()) + ", " + extra + "}"
+        }
+        let data = Self.archive(creator: "Kiosk", [
+            made("http://app.test/never", 504, #""_kioskDecision": "offline", "_kioskCacheStatus": "Kiosk; fwd=miss; detail=offline""#),
+            made("http://app.test/only", 504, #""_kioskDecision": "only-if-cached", "_kioskCacheStatus": "Kiosk; fwd=miss""#),
+            made("http://app.test/down", 502, #""_kioskDecision": "network", "_kioskError": "Could not connect to app.test""#),
+            made("http://app.test/kept", 200, #""_kioskDecision": "offline", "_kioskCacheStatus": "Kiosk; hit; detail=offline""#),
+        ])
+        // When it is imported, as mock rules and into the cache
+        for result in [try Self.importing(data), try HAR.importArchive(data, origin: "har: k.har", folder: nil,
+                                                                      ignoringQueryItems: [], byRecordedRequest: true)] {
+            // Then the stored answer alone is replayed, the three Kiosk made counted apart, saying why
+            #expect(result.rules.map(\.urlPattern) == ["http://app.test/kept"])
+            #expect(result.skipped == [.madeByKiosk: 3])
+            #expect(result.skippedDescription.hasPrefix("3 answered by Kiosk itself, not the upstream"))
+        }
+    }
+
+    @Test("An import says how many of its mock rules answer what was recorded for a request with credentials")
+    func credentialedAnswersAreSaid() throws {
+        // Given an archive with an answer recorded for a cookie, one for an Authorization, and one for nobody
+        let with = { (url: String, header: String) in
+            Self.entry(url, response: Self.ok("x")).replacingOccurrences(of: #""headers": []"#, with: #""headers": [\#(header)]"#)
+        }
+        let data = Self.archive([with("https://example.test/me", #"{"name": "Cookie", "value": "session=abc"}"#),
+                                 with("https://example.test/mine", #"{"name": "Authorization", "value": "Bearer t0ken"}"#),
+                                 Self.entry("https://example.test/public", response: Self.ok("x"))])
+        // When it is imported as mock rules
+        let result = try Self.importing(data)
+        // Then two are counted, and said to answer whoever asks
+        #expect(result.credentialed == 2)
+        #expect(HAR.Import.credentialedDescription(result.credentialed)?.hasPrefix("2 of them answer what was recorded for requests with credentials") == true)
+        #expect(HAR.Import.credentialedDescription(0) == nil)
+    }
+
     @Test("For the proxy's cache a URL whose query is in another order is another answer, both kept; as mock rules (which match a query in any order) one")
     func queryOrderForTheCache() throws {
         // Given answers to one query in two orders
@@ -286,7 +326,7 @@ struct HARImportTests {
         #expect(result.skipped == [.noResponse: 2, .failed: 2, .unsupportedScheme: 3, .interim: 1, .bodyNotRecorded: 3,
                                    .compressedBody: 1, .answeredAgain: 1, .keptEarlierAnswer: 2, .headersTooLarge: 1, .unsendableURL: 3])
         #expect(result.skippedSchemes == ["chrome-extension", "data", "wss"])
-        #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or -1), 3 not http(s) (chrome-extension:, data:, wss:), "
+        #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or below), 3 not http(s) (chrome-extension:, data:, wss:), "
                 + "1 interim (1xx, such as a WebSocket upgrade), 3 whose body the archive did not keep whole, 1 whose body is still compressed, "
                 + "1 answered again (the newest answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed), "
                 + "1 whose header section is over 80 KB, more than an answer may have, "
