@@ -338,6 +338,16 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether a mock rule answered instead of the upstream.
     public var isMocked: Bool { headers[Self.mockMarkerHeader] != nil }
 
+    /// The answer's fields as its app gets them, to `method`: a body Kiosk made (a mock's, an edit's), held whole without
+    /// its length, goes with one, which the log, a diff and a HAR export then show as the app saw it.
+    public func framedHeaders(method: String) -> HTTPHeaderFields {
+        guard isEdited || isMocked, stream == nil, method != "HEAD", !(100..<200).contains(status), status != 204, status != 304,
+              headers["Content-Length"] == nil, headers["Transfer-Encoding"] == nil else { return headers }
+        var framed = headers
+        framed.add(name: "Content-Length", value: String(body.count))
+        return framed
+    }
+
     public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL, timings: RequestTimings? = nil) {
         self.status = status
         self.headers = headers

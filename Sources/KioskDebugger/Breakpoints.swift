@@ -612,7 +612,8 @@ public final class BreakpointTransport: HTTPTransport {
         record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
-                              status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
+                              status: status,
+                              responseHeaders: redactor.redact(response.framedHeaders(method: request.method)).map { .init(name: $0.name, value: $0.value) },
                               responseBody: CapturedBody(redacted: redactor.redactBody(body, contentType: fields["Content-Type"]),
                                                          ofFirst: body.count, size: body.count, limit: .max),
                               timings: elapsed(since: started), decision: .edited, cacheStatus: edited, touchedBy: [touch]))

@@ -279,7 +279,7 @@ public final class CapturingTransport: HTTPTransport {
             startedAt: startedAt.addingTimeInterval(-held), source: request.source, endpoint: request.endpoint, method: request.method,
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: requestBody,
-            status: response?.status, responseHeaders: response.map { fields(Self.framed($0, method: request.method), redactor) } ?? [],
+            status: response?.status, responseHeaders: response.map { fields($0.framedHeaders(method: request.method), redactor) } ?? [],
             responseBody: response.map { body($0, redactor, reusable: reusable, size: bodySize) },
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
@@ -290,17 +290,6 @@ public final class CapturingTransport: HTTPTransport {
                 ?? (ruleFailed ? CacheStatus(recordedAs: .edited, status: nil, isConditional: false, hasError: true)
                     : (error as? CacheMarkedFailure)?.cacheStatus),
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
-    }
-
-    /// The answer's fields as its app gets them: a body Kiosk made (a mock's, an edit's), held whole without its length,
-    /// goes with one, which the log, a diff and a HAR export then show as the app saw it.
-    static func framed(_ response: HTTPResponse, method: String) -> HTTPHeaderFields {
-        guard response.isEdited || response.isMocked, response.stream == nil, method != "HEAD",
-              !(100..<200).contains(response.status), response.status != 204, response.status != 304,
-              response.headers["Content-Length"] == nil, response.headers["Transfer-Encoding"] == nil else { return response.headers }
-        var headers = response.headers
-        headers.add(name: "Content-Length", value: String(response.body.count))
-        return headers
     }
 
     private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {

@@ -1380,6 +1380,9 @@ struct ProxyBreakpointTests {
             let received = try #require(rows.first { $0.decision != .edited }), made = try #require(rows.first { $0.decision == .edited })
             #expect(received.id < made.id, "upstream's \(received.id), edit's \(made.id)")
             #expect(try proxy.kiosk.debugger.previousAnswer(to: made) == received.id)
+            // And the edit's record shows the length the app was sent, so a diff does not show it removed
+            #expect(made.responseHeaders.filter { $0.name.lowercased() == "content-length" }.map(\.value) == [String(edited.count)],
+                    "\(made.responseHeaders)")
         }
     }
 }
