@@ -124,6 +124,7 @@ extension ConsoleWords {
             }
         },
         keepReturning: "Keep returning this: also make a rewrite rule that answers this request with this status and body from now on (a value shown <redacted> stays so in the rule, which no secret reaches)",
+        keepAnswering: "Keep returning this: also make a mock rule that answers this request with this status and body from now on, without asking the upstream (a value shown <redacted> stays so in the rule, which no secret reaches)",
         answerWithThis: "Answer with this response",
         checkAndSend: "Check and send the edit",
         failWithError: "Fail with the error",

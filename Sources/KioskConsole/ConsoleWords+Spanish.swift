@@ -124,6 +124,7 @@ extension ConsoleWords {
             }
         },
         keepReturning: "Seguir devolviendo esto: crear también una regla de reescritura que conteste a esta solicitud con este estado y este cuerpo a partir de ahora (un valor mostrado como <redacted> sigue así en la regla, a la que no llega ningún secreto)",
+        keepAnswering: "Seguir devolviendo esto: crear también una regla de simulación que conteste a esta solicitud con este estado y este cuerpo a partir de ahora, sin preguntar al servidor (un valor mostrado como <redacted> sigue así en la regla, a la que no llega ningún secreto)",
         answerWithThis: "Contestar con esta respuesta",
         checkAndSend: "Comprobar y enviar la edición",
         failWithError: "Fallar con el error",

@@ -134,6 +134,8 @@ struct ConsoleWords: Sendable {
     /// Instead of the editor, for a body that cannot be edited as text: the size, then why (`BodyNotEditable`).
     let bodyNotEditable: @Sendable (String, DebugPages.BodyNotEditable) -> String
     let keepReturning: String
+    /// "Keep returning this" at an error, where what is kept is a mock rule (there is no answer for a rewrite rule to edit).
+    let keepAnswering: String
     let answerWithThis: String
     let checkAndSend: String
     let failWithError: String

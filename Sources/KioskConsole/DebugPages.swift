@@ -637,7 +637,7 @@ enum DebugPages {
                                    : exchange.answersJSON ? w.responseEditor : w.responseTextEditor, shown, rows: 24))
             fields.append(E.element("label", [.class("inline")], [
                 E.void("input", [.attribute("type", "checkbox"), .attribute("name", "keep"), .attribute("value", "1")]),
-                .text(w.keepReturning),
+                .text(exchange.phase == .error ? w.keepAnswering : w.keepReturning),
             ]))
             fields.append(E.element("p", [.class("actions")], [
                 button("edit", exchange.phase == .error ? w.answerWithThis : w.checkAndSend),

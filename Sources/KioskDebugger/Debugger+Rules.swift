@@ -19,14 +19,22 @@ extension Debugger {
                            actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
     }
 
-    /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method
-    /// and URL, secrets ignored) with `status` and `body` from now on, as a JSON Patch replacing the whole
-    /// body, named `name` (in the language of the page it was made on; English by default). Throws
-    /// `OrderedJSON.ParseError` when the body is not JSON (a rule's patch carries JSON only), `RuleProblem` when the rule
-    /// cannot be kept (a body past a patch's size).
+    /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method and URL, secrets
+    /// ignored) with `status` and `body` from now on, named `name` (in the language of the page it was made on; English by
+    /// default). At a response, a rewrite rule whose JSON Patch replaces the whole body of the upstream's answer; at an
+    /// error, where there is no answer to rewrite, a mock rule that answers without asking the upstream (a rewrite rule
+    /// would never act: the upstream fails again). Throws `OrderedJSON.ParseError` when the body is not JSON (a rule's
+    /// patch carries JSON only), `RuleProblem` when the rule cannot be kept (a body past a patch's size).
     @discardableResult
-    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> RewriteRule {
+    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> KeptEdit {
         let document = try OrderedJSON.parse(body)
+        if exchange.phase == .error {
+            let mock = MockRule(method: exchange.method, urlPattern: exchange.url, status: status,
+                                headers: [RequestRecord.HeaderField(name: "Content-Type", value: "application/json")], body: body,
+                                origin: "from a breakpoint edit of paused #\(exchange.id)")
+            guard let added = try mocks.add([mock]).first else { throw KioskError.invalidRequest("The mock rule was not kept.") }
+            return .mock(added)
+        }
         let patch = OrderedJSON.array([.object([(key: "op", value: .string("replace")), (key: "path", value: .string("")),
                                                 (key: "value", value: document)])])
         let rule = RewriteRule(
@@ -38,6 +46,12 @@ extension Debugger {
             origin: "from a breakpoint edit of paused #\(exchange.id)")
         // Thrown as what it is, for the console to say in its page's language (a patch past its size, most likely).
         if let problem = rules.problem(of: rule) { throw problem }
-        return try rules.add(rule)
+        return .rewrite(try rules.add(rule))
     }
+}
+
+/// What "Keep returning this" made: a rewrite rule (an answer's edit) or a mock rule (an error's answer).
+public enum KeptEdit: Sendable, Hashable {
+    case rewrite(RewriteRule)
+    case mock(MockRule)
 }

@@ -155,7 +155,10 @@ struct RewriteRuleTests {
             let paused = try #require(h.kiosk.debugger.breakpoints.paused.first)
             // When the user edits the answer and keeps returning it
             let edited = try #require(paused.responseText).replacingOccurrences(of: "Rick Sanchez", with: "Kept Rick")
-            let rule = try h.kiosk.debugger.keepReturning(paused, status: 200, body: Data(edited.utf8))
+            guard case .rewrite(let rule) = try h.kiosk.debugger.keepReturning(paused, status: 200, body: Data(edited.utf8)) else {
+                Issue.record("a response's edit kept as no rewrite rule")
+                return
+            }
             h.kiosk.debugger.breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(edited.utf8)))
             #expect(try await first.value.page.items.first?.title == "Kept Rick")
             // Then the rule matches that request and replaces its whole body, and its origin says where it came from

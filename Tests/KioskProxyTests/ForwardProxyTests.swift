@@ -1461,7 +1461,10 @@ struct PausedAppClosedTests {
             let sent = Task { try await proxy.send(.GET, upstream.url("/echo?kept=1")) }
             let exchange = try await firstPause(breakpoints)
             // When its edit is kept as a rule (the app's host is no endpoint of Kiosk's) and it is let go
-            let rule = try proxy.kiosk.debugger.keepReturning(exchange, status: 202, body: Data(#"{"kept": true}"#.utf8))
+            guard case .rewrite(let rule) = try proxy.kiosk.debugger.keepReturning(exchange, status: 202, body: Data(#"{"kept": true}"#.utf8)) else {
+                Issue.record("a response's edit kept as no rewrite rule")
+                return
+            }
             #expect(rule.match.endpoint == nil && rule.match.urlPattern == upstream.url("/echo?kept=1"))
             #expect(breakpoints.decide(exchange.id, .continueUnchanged))
             _ = try await sent.value
@@ -1469,6 +1472,34 @@ struct PausedAppClosedTests {
             try breakpoints.set(BreakpointSetting(), for: upstream.url("/echo"))
             let next = try await proxy.send(.GET, upstream.url("/echo?kept=1"))
             #expect(next.status.code == 202 && next.text == #"{"kept":true}"#, "\(next.status) \(next.text)")
+        }
+    }
+
+    @Test("Keep returning an answer given at an error breakpoint makes a mock rule, which answers the next request though the upstream still fails")
+    func keepReturningAtAnError() async throws {
+        // (a port held without listening, so no other test's server can be given it meanwhile)
+        let closed = try #require(PortReservation(host: "127.0.0.1", port: 0))
+        try await withProxy { proxy, _ in
+            // Given an app's request to a port nothing listens on, held at its error breakpoint
+            let down = "http://127.0.0.1:\(closed.port)/api/x"
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(error: .pause), for: down.replacingOccurrences(of: "/api/x", with: "/*"))
+            let sent = Task { try await proxy.send(.GET, down) }
+            let exchange = try await firstPause(breakpoints)
+            #expect(exchange.phase == .error)
+            // When an answer is given instead of the failure and kept
+            let body = Data(#"{"fallback": true}"#.utf8)
+            guard case .mock(let mock) = try proxy.kiosk.debugger.keepReturning(exchange, status: 200, body: body) else {
+                Issue.record("an error's answer kept as no mock rule")
+                return
+            }
+            #expect(breakpoints.decide(exchange.id, .continueWithResponse(status: 200, body: body)))
+            #expect(try await sent.value.status.code == 200)
+            // Then with the breakpoint off, the next request is answered by the mock, the upstream failing still
+            try breakpoints.set(BreakpointSetting(), for: down.replacingOccurrences(of: "/api/x", with: "/*"))
+            let next = try await proxy.send(.GET, down)
+            #expect(next.status.code == 200 && next.text == #"{"fallback": true}"#, "\(next.status) \(next.text)")
+            #expect(next.header("X-Kiosk-Mock") == [String(mock.id)])
         }
     }
 
