@@ -275,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
-                           "KioskTestSupport", "KioskProcess", .product(name: "Hummingbird", package: "hummingbird"),
+                           "KioskTestSupport", "KioskProcess", "KioskProxy", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),

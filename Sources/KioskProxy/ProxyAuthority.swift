@@ -31,12 +31,17 @@ public final class ProxyAuthority: Sendable {
     public let certificateDER: Data
     /// The SHA-256 fingerprint of the CA certificate, "AB:CD:…".
     public let fingerprint: String
+    /// When the CA certificate expires: no leaf it signs outlives it.
+    public var expires: Date { certificate.notValidAfter }
 
     private let certificate: Certificate
     private let key: Certificate.PrivateKey
     /// One key for every leaf: minting then costs one signature, not a key generation.
     private let leafKey: P256.Signing.PrivateKey
     private let leafKeyForTLS: NIOSSLPrivateKey
+    /// The CA certificate sent after each leaf, as mitmproxy does: a client that pins the CA's key (Chromium's
+    /// `--ignore-certificate-errors-spki-list`) finds it in the chain, and one that trusts it ignores the copy.
+    private let certificateForTLS: NIOSSLCertificate
     private let now: @Sendable () -> Date
     private let contexts = Mutex<[String: (context: NIOSSLContext, renewAt: Date, used: UInt64)]>([:])
     private let uses = Atomic<UInt64>(0)
@@ -50,6 +55,7 @@ public final class ProxyAuthority: Sendable {
         try serializer.serialize(certificate)
         certificateDER = Data(serializer.serializedBytes)
         fingerprint = SHA256.hash(data: certificateDER).map { String(format: "%02X", $0) }.joined(separator: ":")
+        certificateForTLS = try NIOSSLCertificate(bytes: Array(certificateDER), format: .der)
         leafKey = P256.Signing.PrivateKey()
         leafKeyForTLS = try NIOSSLPrivateKey(bytes: Array(leafKey.pemRepresentation.utf8), format: .pem)
     }
@@ -170,7 +176,7 @@ public final class ProxyAuthority: Sendable {
         }) { return context }
         let leaf = try mint(for: name, at: date)
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(leaf)], privateKey: .privateKey(leafKeyForTLS))
+            certificateChain: [.certificate(leaf), .certificate(certificateForTLS)], privateKey: .privateKey(leafKeyForTLS))
         configuration.applicationProtocols = ["http/1.1"]
         configuration.minimumTLSVersion = .tlsv12
         // An intercepted tunnel may cross a Wi-Fi (a phone's app): the suites of Kiosk's own HTTPS, none with CBC or SHA-1.
@@ -183,8 +189,8 @@ public final class ProxyAuthority: Sendable {
             if cache.count >= Self.cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
                 cache.removeValue(forKey: oldest)
             }
-            // Renewed a day before it expires (it was made valid from a day ago: 45 days in all).
-            cache[name] = (context, date.addingTimeInterval(Self.leafLifetime - 2 * 86_400), tick)
+            // Renewed a day before it expires (it was made valid from a day ago: 45 days in all), or as the CA's end cuts it.
+            cache[name] = (context, min(date.addingTimeInterval(Self.leafLifetime - 2 * 86_400), certificate.notValidAfter), tick)
         }
         return context
     }
@@ -200,7 +206,9 @@ public final class ProxyAuthority: Sendable {
         let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
         let leaf = try Certificate(
             version: .v3, serialNumber: Self.serialNumber(), publicKey: leafPublicKey,
-            notValidBefore: date.addingTimeInterval(-86_400), notValidAfter: date.addingTimeInterval(Self.leafLifetime - 86_400),
+            // Never past the CA's own end: a client would refuse the chain then anyway, and the leaf would say otherwise.
+            notValidBefore: date.addingTimeInterval(-86_400),
+            notValidAfter: min(date.addingTimeInterval(Self.leafLifetime - 86_400), certificate.notValidAfter),
             issuer: certificate.subject, subject: try DistinguishedName { CommonName(String(host.prefix(64))) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {

@@ -296,6 +296,14 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let dataDir = global.openedDataDir(kiosk)
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
+            // Its leaves end with it: said while there is time to make a new one and trust it.
+            let left = authority.expires.timeIntervalSinceNow
+            if left < 30 * 86_400 {
+                let day = authority.expires.formatted(Date.ISO8601FormatStyle().year().month().day())
+                printError("warning: Kiosk's CA expires on \(day) (in \(max(0, Int(left / 86_400))) days): apps will refuse its certificates then. "
+                               + "Delete \(ProxyAuthority.certificateFileName) and \(ProxyAuthority.keyFileName) in the data folder to make a new one, "
+                               + "and trust that instead.")
+            }
             // A shell that ran `eval "$(kiosk proxy env)"` points these at the proxy itself: apps' requests never take them.
             let environment = ProcessInfo.processInfo.environment
             if let name = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"].first(where: { !(environment[$0] ?? "").isEmpty }) {

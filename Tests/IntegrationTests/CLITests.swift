@@ -6,6 +6,7 @@ import Glibc
 import KioskCore
 import KioskDemoUpstream
 import KioskProcess
+import KioskProxy
 import KioskStore
 import KioskTestSupport
 import Testing
@@ -793,6 +794,23 @@ struct LogCLITests {
         _ = child.waitUntilExit()
         output += String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         #expect(output.contains("Note: HTTPS_PROXY is set; apps' requests go to their upstreams directly, not through it"), "\(output)")
+    }
+
+    @Test("kiosk proxy says on start that its CA expires within 30 days, and what to do")
+    func proxySaysItsAuthorityEndsSoon() throws {
+        let cli = CLI()
+        // Given a data folder whose CA was made ten years less five days ago
+        let made = Date().addingTimeInterval(-(10 * 365 - 5) * 86_400)
+        _ = try ProxyAuthority.inDirectory(cli.dataDirectory, now: { made })
+        // When the proxy starts on it
+        let child = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--data-dir", cli.dataDirectory.path])
+        _ = try child.printed(until: "Console on", "Kiosk proxy on")
+        child.signal(SIGINT)
+        _ = child.waitUntilExit()
+        let said = String(decoding: child.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        // Then it warns, with the day and the files to delete
+        #expect(said.contains("warning: Kiosk's CA expires on") && (said.contains("(in 4 days)") || said.contains("(in 5 days)")), "\(said)")
+        #expect(said.contains("Delete kiosk-proxy-ca.pem and kiosk-proxy-ca-key.pem"), "\(said)")
     }
 
     @Test("kiosk proxy refuses cache settings out of range, naming the flag: --cache-size, --fallback-after")

@@ -647,6 +647,31 @@ struct InterceptionTests {
         }
     }
 
+    @Test("A leaf minted near the CA's end ends with it, not 45 days on")
+    func leafEndsWithItsAuthority() throws {
+        // Given a CA made ten years ago, five days before its end
+        let made = Date().addingTimeInterval(-(10 * 365 - 5) * 86_400)
+        let authority = try ProxyAuthority.inDirectory(TemporaryDirectory.url("kiosk-proxy-ca-old"), now: { made })
+        let ca = try Certificate(pemEncoded: authority.certificatePEM)
+        #expect(authority.expires == ca.notValidAfter)
+        // When a leaf is minted now
+        let leaf = try Certificate(derEncoded: try authority.mint(for: "api.example.test", at: Date()).toDERBytes())
+        // Then it ends when the CA does
+        #expect(leaf.notValidAfter == ca.notValidAfter, "leaf \(leaf.notValidAfter), CA \(ca.notValidAfter)")
+    }
+
+    @Test("The TLS an app meets sends the CA after the leaf, so a client that pins the CA's key finds it in the chain")
+    func chainCarriesTheAuthority() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // When curl fetches through the proxy, counting the certificates it was sent
+            let authority = try #require(proxy.authorityFile)
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                   "-o", "/dev/null", "-w", "%{num_certs}", upstream.secureURL("/echo")])
+            // Then it got two: the leaf and the CA
+            #expect(status == 0 && String(decoding: output, as: UTF8.self) == "2", "\(String(decoding: output, as: UTF8.self))")
+        }
+    }
+
     @Test("Serial numbers are 20 octets at most (RFC 5280 §4.1.2.2), positive, and differ")
     func serialNumbers() {
         let serials = (0..<500).map { _ in ProxyAuthority.serialNumber() }
