@@ -653,7 +653,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     /// nor HTTP, which the proxy cannot read (a database's protocol, SSH), as if the host were not intercepted.
                     let remoteClient = remoteClient
                     func rawTunnel(note: String? = nil) -> RawTunnelOpener {
-                        settings.configuration.meter.count { $0.tunnels += 1 }
+                        // Counted as read at its CONNECT: passed on unread after all, it is a tunnel instead, not both.
+                        settings.configuration.meter.count { $0.intercepted -= 1; $0.tunnels += 1 }
                         let onTunnel = settings.onTunnel
                         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
                         return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, started: opened, note: note,
@@ -707,9 +708,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                 // and one offering only protocols the proxy cannot read (`h2` alone: gRPC), which would
                                 // otherwise fail: the app keeps working, unread, rather than broken.
                                 if !settings.configuration.intercepts(name) || hello?.speaksHTTP1 == false {
+                                    // (Said on the record when it is the protocols: a host read otherwise shows unread.)
+                                    let note = settings.configuration.intercepts(name) ? Self.onlyOtherProtocolsNote : nil
                                     return channel.eventLoop.makeCompletedFuture {
                                         let operations = channel.pipeline.syncOperations
-                                        try operations.addHandler(rawTunnel(), position: .after(deadline))
+                                        try operations.addHandler(rawTunnel(note: note), position: .after(deadline))
                                         operations.removeHandler(deadline, promise: nil)
                                     }.recover { _ in channel.close(promise: nil) }
                                 }
@@ -749,6 +752,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The note on a tunnel passed on unread because the app said nothing after its CONNECT.
+    static let onlyOtherProtocolsNote = "the app's TLS hello offered only protocols Kiosk does not read inside HTTPS (h2 alone, as gRPC "
+        + "clients send), not http/1.1, so Kiosk passed it on unread rather than break it"
     static let silentAppNote = "the app sent nothing for 2 s after its CONNECT, so Kiosk passed it on unread, as it does a protocol "
         + "whose server speaks first (SSH, SMTP); an app that waits that long before its TLS hello meets the upstream's own certificate"
 

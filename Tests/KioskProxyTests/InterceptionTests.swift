@@ -474,8 +474,13 @@ struct InterceptionTests {
             #expect(answer.status == .ok)
             let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: answer.body)
             #expect(echo.uri == "/echo?h2only=1" && echo.values("Via").isEmpty)
-            // And the tunnel is logged
-            #expect(try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains("localhost:\(upstream.port)") } != nil)
+            // And the tunnel is logged, saying why it was not read
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains("localhost:\(upstream.port)") })
+            #expect(record.touchedBy.contains { $0.detail.contains("offered only protocols Kiosk does not read inside HTTPS") },
+                    "\(record.touchedBy)")
+            // And it is counted once, as a tunnel, not also as a connection read
+            #expect(proxy.meter.snapshot.tunnels == 1 && proxy.meter.snapshot.intercepted == 0,
+                    "tunnels \(proxy.meter.snapshot.tunnels), read \(proxy.meter.snapshot.intercepted)")
         }
     }
 
