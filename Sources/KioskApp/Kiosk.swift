@@ -255,7 +255,8 @@ public final class Kiosk: Sendable {
             ProxyCachingTransport(base: proxyPolicy, captureBehind: captureBehind, cache: proxyCache, settings: cacheConfiguration.settings,
                                   patience: cacheConfiguration.fallbackAfter, redactor: redactor,
                                   bufferLimit: configuration.proxyTransport.maximumBodyBytes,
-                                  heldBodies: configuration.proxyTransport.heldBodies, now: dependencies.now, warn: warnLate)
+                                  heldBodies: configuration.proxyTransport.heldBodies,
+                                  verifiesUpstream: configuration.proxyTransport.verifiesCertificates, now: dependencies.now, warn: warnLate)
         }
         self.proxyCaching = proxyCaching
         let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),

@@ -112,11 +112,16 @@ final class ProxyCachingTransport: HTTPTransport {
     private let bufferLimit: Int
     /// What the bytes kept of answers slow to end count against, as held bodies do (nil: no budget).
     private let heldBodies: HeldBodies?
+    /// Whether upstream HTTPS certificates are checked. Not (`--insecure-upstream`), an HTTPS answer is not kept: anyone
+    /// on the way could have written it, and replayed later (offline, in place of a failure) it would carry no mark.
+    private let verifiesUpstream: Bool
 
     init(base: any HTTPTransport, captureBehind: @escaping @Sendable (any HTTPTransport) -> any HTTPTransport = { $0 }, cache: ProxyCache?,
          settings: ProxyCacheSettings, patience: Duration? = nil, redactor: Redactor = .standard, bufferLimit: Int = 16 << 20,
-         heldBodies: HeldBodies? = nil, now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
+         heldBodies: HeldBodies? = nil, verifiesUpstream: Bool = true, now: @escaping @Sendable () -> Date,
+         warn: @escaping @Sendable (String) -> Void) {
         direct = base
+        self.verifiesUpstream = verifiesUpstream
         self.bufferLimit = bufferLimit
         self.heldBodies = heldBodies
         self.redactor = redactor
@@ -448,7 +453,7 @@ final class ProxyCachingTransport: HTTPTransport {
         case ("OPTIONS", _) where preflight: "OPTIONS"
         default: nil
         }
-        let storable = Self.isKept(response, for: request)
+        let storable = mayKeep(response, for: request)
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers),
            Self.forbidsKeeping(response.headers, status: entry.status, asked: request.headers) {
@@ -518,7 +523,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 whole.body = body
                 return whole
             }
-            let keeps = response.isSlowToEnd && Self.isKept(whole(Data()), for: request)
+            let keeps = response.isSlowToEnd && mayKeep(whole(Data()), for: request)
             var outdated: ProxyCacheEntry? = if case .found(let entry) = found, entry.method == storedAs,
                                                 Self.outdates(response, request) { entry } else { nil }
             // A head whose validators are not the stored answer's says it is out of date already, however the body ends
@@ -951,6 +956,12 @@ final class ProxyCachingTransport: HTTPTransport {
     static func control(of headers: HTTPHeaderFields, shared: Bool) -> CacheControl {
         let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
         return shared ? control.asShared : control
+    }
+
+    /// Whether this cache keeps `response`, the answer to `request` as the proxy got it: `isKept`, and over HTTPS only when
+    /// the upstream's certificate was checked (`verifiesUpstream`).
+    private func mayKeep(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        Self.isKept(response, for: request) && (verifiesUpstream || request.url.scheme?.lowercased() != "https")
     }
 
     /// Whether this cache keeps `response`, the answer to `request` (the proxy's own, an archive's): what RFC 9111 §3 lets

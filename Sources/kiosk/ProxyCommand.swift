@@ -209,7 +209,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let verifies = !insecureUpstream
             if !verifies {
                 printError("warning: --insecure-upstream: upstream HTTPS certificates are NOT checked. Anyone between Kiosk and an "
-                               + "upstream can read and change the exchanges; each one is marked in the log. Use --upstream-ca FILE "
+                               + "upstream can read and change the exchanges; each one is marked in the log, and no HTTPS answer is kept for offline. Use --upstream-ca FILE "
                                + "to trust a test server's CA instead.")
             }
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) {

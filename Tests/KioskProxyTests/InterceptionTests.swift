@@ -102,6 +102,31 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An HTTPS answer read with --insecure-upstream is not kept for offline: replayed later, it would carry no mark")
+    func insecureAnswersNotKept() async throws {
+        for insecure in [false, true] {
+            // Given an HTTPS upstream Kiosk trusts, its certificate checked or (second round) not
+            let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext())
+            try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true, configure: { kiosk in
+                kiosk.proxyCache = ProxyCacheConfiguration()
+                kiosk.proxyTransport.verifiesCertificates = !insecure
+            }) { proxy, upstream in
+                // When an app asks for an answer the cache may keep
+                let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo?keep=1")), timeout: .seconds(10))
+                #expect(answer.status == .ok)
+                _ = try await answer.body.collect(upTo: 1 << 20)
+                // Then it is kept when the certificate was checked, and not when it was not
+                let deadline = ContinuousClock.now + .seconds(insecure ? 1 : 10)
+                var kept = false
+                while !kept, ContinuousClock.now < deadline {
+                    kept = try proxy.kiosk.proxyCacheEntries().contains { $0.url.hasSuffix("/echo?keep=1") }
+                    if !kept { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(kept == !insecure, "insecure: \(insecure)")
+            }
+        }
+    }
+
     @Test("An upstream whose certificate a trusted --upstream-ca issued for clients alone is a 502 that blames the certificate, not the trust")
     func clientOnlyUpstream() async throws {
         // Given an HTTPS upstream presenting a leaf of the tests' CA, which Kiosk trusts, for clients alone (clientAuth)
