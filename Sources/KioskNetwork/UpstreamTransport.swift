@@ -38,6 +38,11 @@ public struct TransportConfiguration: Sendable, Hashable {
     public static func trustRootProblem(atPath path: String) -> String? {
         guard FileManager.default.isReadableFile(atPath: path) else { return "\(path) cannot be read" }
         guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
+            // A DER file (what a browser's export and `kiosk proxy ca --der` write) says so by its bytes: how to convert it.
+            if (try? NIOSSLCertificate(file: path, format: .der)) != nil {
+                return "\(path) holds a DER certificate, not PEM: convert it with `openssl x509 -inform der -in \(path) -out ca.pem` "
+                    + "and give ca.pem"
+            }
             return "\(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
         }
         // A root trusted here vouches for every upstream it signed: one browsers and curl refuse would let an app reach,

@@ -143,7 +143,13 @@ struct BadInputTests {
         let garbage = cli.dataDirectory.appendingPathComponent("not-a-ca.pem")
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         try Data("garbage\n".utf8).write(to: garbage)
+        // (and a CA certificate in DER, as `kiosk proxy ca --der` and browsers' exports write it: Kiosk's own, converted)
+        let pem = try cli.run(["proxy", "ca"]).stdout
+        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let der = cli.dataDirectory.appendingPathComponent("ca.der")
+        try #require(Data(base64Encoded: base64)).write(to: der)
         let cases: [([String], String)] = [
+            (["--upstream-ca", der.path], "--upstream-ca \(der.path) holds a DER certificate, not PEM: convert it with `openssl x509 -inform der"),
             (["--intercept", "foo.*.com"], "foo.*.com is not a host pattern"),
             (["--ignore", "*example.com"], "*example.com is not a host pattern"),
             (["--intercept", "a.test/x"], "a.test/x is not a host pattern"),
