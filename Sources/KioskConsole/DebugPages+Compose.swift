@@ -67,7 +67,7 @@ extension DebugPages {
     static func resendButtons(_ record: RequestRecord, replayRefusal: ResendProblem?, context: ViewContext) -> HTML {
         // A tunnel or a protocol switch (WebSocket) is no request to send again: its bytes were passed on unread.
         guard [CacheDecision.network, .revalidated, .mocked, .edited].contains(record.decision),
-              !record.touchedBy.contains(where: { $0.kind == .tunnel }) else { return .empty }
+              !record.isTunnel else { return .empty }
         let w = context.words
         return E.group([
             E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", ConsoleRoute.compose(record.id).path)], [

@@ -385,12 +385,15 @@ enum DebugPages {
         if let breakpoint { content.append(breakpointButton(breakpoint.key, breakpoint.setting, context: context)) }
         if record.status != nil { content.append(compareSection(record, previous: previous, w)) }
         content.append(touchedBy(record, w))
-        content.append(E.element("section", [], [
+        // (A tunnel's or a WebSocket's bytes were passed on unread: there is no request for curl to send again.)
+        let curl: [HTML] = record.isTunnel ? [] : [
             E.element("h2", [], [.text(w.asCurl)]),
             // Shown by the script, which can copy (the clipboard needs it).
             E.element("button", [.attribute("type", "button"), .class("copy"), .attribute("data-copy", "curl-\(record.id)"),
                                  .attribute("aria-label", w.copyCurl), .flag("hidden")], [.text(w.copy)]),
             E.element("pre", [.class("raw"), .attribute("id", "curl-\(record.id)"), .attribute("tabindex", "0")], [.text(HAR.curl(record, connectOverrides: connectOverrides))]),
+        ]
+        content.append(E.element("section", [], curl + [
             // This exchange alone as an HTTP Archive: the list's export, of the one record before the next id.
             E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.har.path(QueryString(["before": String(record.id + 1), "limit": "1"]))),
                                                 .attribute("download", "kiosk-request-\(record.id).har")], [.text(w.exportHAR)])]),

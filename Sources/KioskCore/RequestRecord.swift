@@ -173,6 +173,10 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     /// apply, with the reason), in the order they did; empty for an untouched exchange.
     public var touchedBy: [ExchangeTouch]
 
+    /// Whether the exchange is a tunnel (a CONNECT passed on unread) or a protocol switch (a WebSocket): bytes passed on,
+    /// no request that could be sent again.
+    public var isTunnel: Bool { touchedBy.contains { $0.kind == .tunnel } }
+
     /// Whether a record without a status was answered by Kiosk from its store (fresh, or standing in for a failure)
     /// rather than failed: an error is a failure on the wire, or one made at a breakpoint or by a rule (an abort).
     public var isAnsweredFromStore: Bool {

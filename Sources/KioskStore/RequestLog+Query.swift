@@ -185,7 +185,7 @@ extension RequestLog {
             record.requestBody = CapturedBody(data: row[22] ?? Data(), originalSize: size)
         }
         // A tunnel's (or a WebSocket's) size is the bytes it passed on unread: no body was captured, none is cut.
-        if let size: Int = row[15], !record.touchedBy.contains(where: { $0.kind == .tunnel }) {
+        if let size: Int = row[15], !record.isTunnel {
             record.responseBody = CapturedBody(data: row[23] ?? Data(), originalSize: size)
         }
         return record

@@ -112,6 +112,10 @@ struct LogCommand: AsyncParsableCommand {
                     throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
                 }
                 if curl {
+                    guard !record.isTunnel else {
+                        throw KioskError.invalidRequest("Request \(id) is a tunnel (a CONNECT, or a WebSocket's switch): its bytes were "
+                                                        + "passed on unread, so there is no request for curl to send again.")
+                    }
                     Output.human(HAR.curl(record))
                 } else {
                     try Output.emit(RequestJSON(record), json: json) { LogCommand.detail(record, pretty: Output.isTerminal) }

@@ -347,6 +347,25 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A tunnel's page offers no curl command and no resend: its bytes were passed on unread, there is no request to send again")
+    func tunnelHasNoCurl() async throws {
+        try await withWeb { harness, client in
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "d", count: 64))"]
+            // Given a tunnel in the log, and a request of Kiosk's own
+            harness.kiosk.recordTunnel(TunnelSummary(host: "api.example.test", port: 443, sent: 1, received: 2, duration: 0.1, error: nil))
+            try harness.kiosk.debugger.flush()
+            let tunnel = try #require(try harness.kiosk.debugger.records(matching: RequestFilter()).first)
+            #expect(tunnel.isTunnel)
+            // When its page is opened
+            let page = try await client.get("/debug/requests/\(tunnel.id)", headers: cookie)
+            // Then it has no curl section and no resend, but still its archive
+            #expect(page.status == .ok)
+            #expect(!page.body.contains("id=\"curl-\(tunnel.id)\"") && !page.body.contains("curl -X"), "\(page.body)")
+            #expect(!page.body.contains("/compose"))
+            #expect(page.body.contains("kiosk-request-\(tunnel.id).har"))
+        }
+    }
+
     @Test("The endpoints page lists the hosts apps reached through kiosk proxy, each with its breakpoint switches, which can be set")
     func registryOfProxiedHosts() async throws {
         try await withWeb { harness, client in
