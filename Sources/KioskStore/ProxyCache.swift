@@ -782,6 +782,8 @@ public final class ProxyCache: Sendable, StoreFile {
     /// saying what is wrong with it.
     static func hostAndPort(_ host: String) throws -> (name: String, port: Int?) {
         let host = host.lowercased()
+        // A URL (copied from the log or a browser) is the commonest slip: said as such, not as a malformed address.
+        if host.contains("://") { throw hostRefusal(host, "give a host's name or address, with :PORT if you like, not a URL") }
         var name = host, port: Substring?
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { throw hostRefusal(host, "an address in [ ] lacks its ]") }

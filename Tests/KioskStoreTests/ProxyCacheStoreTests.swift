@@ -112,6 +112,14 @@ struct ProxyCacheStoreTests {
         #expect(try urls("localhost") == ["http://localhost:3000/a", "http://localhost:3000/b"])
     }
 
+    @Test("A --host given as a URL (copied from the log) is refused saying to give the host, not a URL", arguments: ["http://127.0.0.1:48455/", "https://[::1]:8443/x"])
+    func urlForHost(url: String) throws {
+        #expect { try ProxyCache.check(host: url) } throws: { error in
+            guard case .invalidRequest(let message)? = error as? KioskError else { return false }
+            return message.contains("give a host's name or address, with :PORT if you like, not a URL")
+        }
+    }
+
     @Test("A --host that is not a host, or whose port is not one, is refused with what is wrong, and clears nothing",
           arguments: ["localhost:typo", "localhost:3000x", "localhost:3000/", "localhost:3000 ", "localhost:-1", "localhost:", "localhost:0",
                       "localhost:65536", ":3000", "http://localhost/", "a b", "[::1", "[localhost]:80", "[::1]x", "::zz"])
