@@ -389,6 +389,11 @@ extension ConsoleWords {
         removed: " quitado ",
         onlyFirstChanges: "Solo se listan los primeros cambios.",
         comparedByLine: { before, after in "No es JSON en los dos lados: comparado línea a línea; \(before) línea\(before == 1 ? "" : "s") antes y \(after) después de los cambios son iguales." },
+        comparedCutByLine: { ids, before, after in
+            let named = ids.map { "n.º \($0)" }.joined(separator: " y ")
+            return "El cuerpo de \(named) se recortó al capturarlo (el registro guarda su comienzo), así que no hay un JSON entero que comparar: "
+                + "comparado línea a línea; \(before) línea\(before == 1 ? "" : "s") antes y \(after) después de los cambios son iguales."
+        },
         onlyFirstLines: "Solo se listan las primeras líneas.",
         overRequests: { "Sobre \($0 == 1 ? "la solicitud" : "las \($0) solicitudes") que guarda el registro · " },
         cacheDecisions: "Decisiones de caché",

@@ -390,6 +390,8 @@ struct ConsoleWords: Sendable {
     let removed: String
     let onlyFirstChanges: String
     let comparedByLine: @Sendable (Int, Int) -> String
+    /// In place of `comparedByLine` when the bodies of the requests named were cut at capture (no whole JSON to compare).
+    let comparedCutByLine: @Sendable ([Int64], Int, Int) -> String
     let onlyFirstLines: String
     let overRequests: @Sendable (Int) -> String
     let cacheDecisions: String

@@ -121,12 +121,13 @@ extension DebugPages {
         let notModified = [old, new].first { $0.status == 304 && ($0.responseBody?.originalSize ?? 0) == 0 }
         content.append(E.element("section", [], [E.element("h2", [], [.text(w.responseBody)]),
                                                  notModified.map { E.element("p", [.class("status")], [.text(w.notModifiedNoBody($0.id))]) }
-                                                     ?? bodyChanges(diff.body, w)]))
+                                                     ?? bodyChanges(diff.body, cut: [old, new].filter { $0.responseBody?.isTruncated == true }.map(\.id), w)]))
         return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · \(w.networkDebugger)", [E.element("article", [.class("detail debug")], content)])
     }
 
-    /// The body's changes: JSON by path (added, removed, old → new), or the changed lines.
-    static func bodyChanges(_ body: ExchangeDiff.Body, _ w: ConsoleWords) -> HTML {
+    /// The body's changes: JSON by path (added, removed, old → new), or the changed lines; `cut` names the records whose
+    /// body the capture cut (no whole JSON, whatever it was sent as: what the line-by-line comparison says instead).
+    static func bodyChanges(_ body: ExchangeDiff.Body, cut: [Int64] = [], _ w: ConsoleWords) -> HTML {
         /// A value on one line, cut at 200 characters (the request's page shows it whole).
         func short(_ value: OrderedJSON) -> String {
             let text = value.rendered(indent: nil)
@@ -160,7 +161,8 @@ extension DebugPages {
             if truncated { parts.append(E.element("p", [.class("status")], [.text(w.onlyFirstChanges)])) }
             return E.group(parts)
         case .text(let lines, let prefix, let suffix, let truncated):
-            var parts: [HTML] = [E.element("p", [.class("status")], [.text(w.comparedByLine(prefix, suffix))])]
+            var parts: [HTML] = [E.element("p", [.class("status")], [.text(cut.isEmpty ? w.comparedByLine(prefix, suffix)
+                                                                          : w.comparedCutByLine(cut, prefix, suffix))])]
             parts.append(E.element("pre", [.class("raw text-diff"), .attribute("tabindex", "0")], lines.map { line in
                 switch line {
                 case .same(let text): E.element("span", [], [.text("  " + text + "\n")])

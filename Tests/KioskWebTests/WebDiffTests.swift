@@ -105,6 +105,29 @@ struct WebDiffTests {
         }
     }
 
+    @Test("a JSON answer compared with one cut at capture says the cut one is no whole JSON, not that neither side is JSON")
+    func cutAtCapture() async throws {
+        try await withWeb { harness, client in
+            // Given a whole JSON answer, then one whose body the capture cut
+            let log = try #require(harness.kiosk.debugger.log)
+            let url = "https://api.example.test/v1/items"
+            let whole = #"{"items":[1,2,3]}"#, kept = #"{"items":[1,2,3,4,"#
+            let first = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                     url: url, status: 200,
+                                                     responseBody: CapturedBody(data: Data(whole.utf8), originalSize: whole.utf8.count),
+                                                     timings: RequestTimings(total: 0.01), decision: .network))
+            let cut = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                   url: url, status: 200,
+                                                   responseBody: CapturedBody(data: Data(kept.utf8), originalSize: 2_000_000),
+                                                   timings: RequestTimings(total: 0.01), decision: .network))
+            // When they are compared
+            let diff = try await client.get("/debug/diff?a=\(first)&b=\(cut)")
+            // Then the body's section names the cut one, and does not say neither side is JSON
+            #expect(diff.body.contains("The body of #\(cut) was cut at capture"), "\(diff.body)")
+            #expect(!diff.body.contains("Not JSON on both sides"))
+        }
+    }
+
     @Test("the diff refuses missing or unknown ids clearly, naming the one it has not; asked with none, it is the form that picks two")
     func badIDs() async throws {
         try await withWeb { _, client in
