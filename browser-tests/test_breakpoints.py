@@ -225,3 +225,38 @@ def test_on_a_phone_a_request_pausing_while_the_console_list_is_open_moves_nothi
     assert top() == before, (before, top())
     assert "1 request is paused" in banner.text
     screenshot(browser, "console-paused-banner-phone", PHONE)
+
+
+def test_on_a_wide_screen_the_paused_word_does_not_cover_the_open_requests_last_buttons(fresh_server, kiosk_bin, browser):
+    server = fresh_server
+    # Given a wide console with a long list (the pane beside it stays in view as the page scrolls), a request paused
+    # elsewhere (the floating word shows) and a logged request open beside the list
+    server.api("/api/nyt")
+    for page in range(1, 31):  # (not page 40, which the other tab asks for below)
+        server.api(f"/api/rickandmorty?page={page}")
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", "rickandmorty.characters", "--response", "pause",
+                             "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    browser.get(server.url("/debug"))
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[data-pane]"))
+    console = browser.current_window_handle
+    browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty?page=40"))
+    browser.switch_to.window(console)
+    banner = browser.find_element(By.ID, "paused-banner")
+    WebDriverWait(browser, 30).until(lambda d: banner.is_displayed())
+    browser.find_element(By.CSS_SELECTOR, "#results a[data-pane][href^='/debug/requests/']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "detail-pane").is_displayed()
+                                     and d.find_elements(By.CSS_SELECTOR, "#detail-pane button"))
+    # When the page is scrolled down the list (the pane stays in view, scrolling on its own) and the pane to its end
+    browser.execute_script("window.scrollTo(0, 400);"
+                           "const pane = document.getElementById('detail-pane'); pane.scrollTop = pane.scrollHeight;")
+    # Then the part of the pane in view (everything in it is clipped to it) is clear of the floating word
+    overlap = browser.execute_script("""
+        const p = document.getElementById('detail-pane').getBoundingClientRect();
+        const b = document.getElementById('paused-banner').getBoundingClientRect();
+        const bottom = Math.min(p.bottom, innerHeight);
+        const wide = Math.min(p.right, b.right) - Math.max(p.left, b.left), tall = Math.min(bottom, b.bottom) - Math.max(p.top, b.top);
+        return wide > 0 && tall > 0 ? [wide, tall, p.top, p.bottom, b.top] : null;""")
+    assert overlap is None, overlap
+    # (and the request left waiting is let go)
+    subprocess.run([kiosk_bin, "breakpoint", "remove", "rickandmorty.characters", "--data-dir", server.data_dir], timeout=60)
