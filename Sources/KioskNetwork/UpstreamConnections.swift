@@ -125,8 +125,8 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var readPending = false
     private var keepAlive = true
     private var requestSent = false
-    /// Whether the request's writes are watched: on an HTTP/2 stream (one refused after the connection's GOAWAY fails its
-    /// write, not its read).
+    /// Whether it carries an HTTP/2 stream, whose request's writes are watched (one refused after the connection's GOAWAY
+    /// fails its write, not its read) and whose answer's head is the codec's translation.
     private let watchesWrites: Bool
     /// Told when an exchange ended on a connection that may carry another (HTTP/1.1 kept alive): the pool's.
     var reusable: (() -> Void)?
@@ -249,6 +249,10 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
                 return
             }
             if !head.isKeepAlive { keepAlive = false }
+            // HTTP/2 has no Transfer-Encoding: NIO's codec adds `chunked` to a head without a length, which the upstream
+            // never sent; the log shows the answer's fields as they came.
+            var head = head
+            if watchesWrites { head.headers.remove(name: "Transfer-Encoding") }
             outcome = exchange.collector.didReceiveHead(head, of: exchange)
         case .body(let buffer):
             outcome = exchange.collector.didReceiveBodyPart(buffer, of: exchange)

@@ -130,7 +130,8 @@ struct CutAnswerTests {
 }
 
 /// An HTTPS upstream that speaks HTTP/2 (ALPN h2) and answers every request with the `:status` of the test's choosing
-/// and the body "hello": a status no HTTP/1 parser would let through can be sent this way.
+/// and the body "hello" (with its content-length, but for a path naming `nolength`): a status no HTTP/1 parser would let
+/// through can be sent this way.
 enum HTTP2StatusUpstream {
     static func start(status: String) async throws -> LoopbackServer {
         let tls = try TestAuthority.shared.upstreamContext(alpn: ["h2"])
@@ -153,8 +154,9 @@ enum HTTP2StatusUpstream {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .headers(let request) = unwrapInboundIn(data), request.endStream else { return }
-            context.write(wrapOutboundOut(.headers(.init(headers: HPACKHeaders([(":status", status), ("content-length", "5")])))),
-                          promise: nil)
+            // (A path naming `nolength` is answered without content-length, as HTTP/2 allows: the end of the stream ends it.)
+            let length = request.headers.first(name: ":path")?.contains("nolength") == true ? [] : [("content-length", "5")]
+            context.write(wrapOutboundOut(.headers(.init(headers: HPACKHeaders([(":status", status)] + length)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(string: "hello")), endStream: true))),
                                   promise: nil)
         }
