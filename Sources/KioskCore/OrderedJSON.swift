@@ -536,20 +536,27 @@ private struct Parser {
     /// A string's value; while checking, an object's keys only (the path names them), other strings read and "".
     mutating func parseString(key: Bool = false) throws -> String {
         index += 1
-        var value = ""
+        // The string's bytes, its escapes written out, made a String once at its end (a String grown escape by escape took
+        // most of the time of an archive of escaped text).
+        var value: [UInt8] = []
         let keeping = building || key
         var run = index
         func flush(_ end: Int) throws {
             guard run < end else { return }
-            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { throw error(.invalidUTF8) }
-            if keeping { value += text }
+            if keeping {
+                value.append(contentsOf: bytes[run..<end])
+            } else if String(validating: bytes[run..<end], as: UTF8.self) == nil {
+                throw error(.invalidUTF8)
+            }
         }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 try flush(index)
                 index += 1
-                return value
+                guard keeping else { return "" }
+                guard let text = String(validating: value, as: UTF8.self) else { throw error(.invalidUTF8) }
+                return text
             }
             if byte < 0x20 { throw error(.controlCharacter) }
             if byte == UInt8(ascii: "\\") {
@@ -582,7 +589,7 @@ private struct Parser {
                     escaped = scalar
                 default: throw error(.invalidEscape(Character(UnicodeScalar(bytes[index]))))
                 }
-                if keeping { value.unicodeScalars.append(escaped) }
+                if keeping { UTF8.encode(escaped) { value.append($0) } }
                 index += 1
                 run = index
                 continue
@@ -595,8 +602,18 @@ private struct Parser {
     /// Reads the 4 hex digits after `\u`, leaving `index` on the last one.
     mutating func hex4() throws -> UInt32 {
         guard index + 4 < bytes.count else { throw error(.incompleteUnicodeEscape) }
-        guard let text = String(bytes: bytes[(index + 1)...(index + 4)], encoding: .ascii), let value = UInt32(text, radix: 16) else {
-            throw error(.invalidUnicodeEscape)
+        // Digit by digit, not through a String (an archive of escaped text has millions of them: a minute's work that way).
+        var value: UInt32 = 0
+        for offset in 1...4 {
+            let byte = bytes[index + offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error(.invalidUnicodeEscape)
+            }
+            value = value << 4 | UInt32(digit)
         }
         index += 4
         return value

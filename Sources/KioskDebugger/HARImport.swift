@@ -48,8 +48,7 @@ extension HAR {
         /// server gave it, and replayed it would choke the app.
         case headersTooLarge
         /// An answer Kiosk's proxy made itself, its own export says, where no upstream answered: its 504 for what it had not
-        /// stored (`--offline`, `only-if-cached`), its 502 or 504 for an upstream it could not reach. Replayed, it would
-        /// fake an outage the upstream never had.
+        /// stored (`--offline`, `only-if-cached`). Replayed, it would fake an outage the upstream never had.
         case madeByKiosk
         /// A URL no app can ask for through Kiosk: path escapes that are not UTF-8 text (the proxy refuses them, as they
         /// would not reach the upstream as written), or a request line longer than the
@@ -428,8 +427,11 @@ extension HAR {
             // kept, the rule would never match, and a page would show the token.
             // Written as the proxy writes an app's target (a stray `%` as `%25`...), so a replay finds it.
             // Its scheme and host in lower case, without a default port, as apps send them (`HTTP://A.TEST:80/` is `http://a.test/`).
-            let url = HAR.normalizingOrigin(
-                HTTPSyntax.escapingDisallowed(written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written))
+            let beforeFragment = written.utf8.firstIndex(of: UInt8(ascii: "#")).map { written[..<$0] } ?? Substring(written)
+            // A URL far past what the proxy reads is skipped below without being escaped whole first (a 150 MB one took a
+            // minute): escaping only lengthens it, and the origin's normalising shortens it by a default port at most.
+            let oversized = beforeFragment.utf8.count > HAR.maximumRequestTargetBytes + 8
+            let url = HAR.normalizingOrigin(HTTPSyntax.escapingDisallowed(String(oversized ? beforeFragment.prefix(1024) : beforeFragment)))
             let response: [String: Any]
             switch entry["response"] {
             case nil, is NSNull: return .skipped(.noResponse)
@@ -443,9 +445,9 @@ extension HAR {
             if let scheme, scheme != "http", scheme != "https" { return .skipped(.unsupportedScheme, scheme: scheme) }
             // A failed request may have any URL (even ""): it is skipped before the URL is checked.
             guard status > 0 else { return .skipped(.failed) }
-            if Self.madeByKiosk(entry) { return .skipped(.madeByKiosk) }
+            if Self.madeByKiosk(entry, status: status) { return .skipped(.madeByKiosk) }
             guard scheme != nil else { throw ImportError("\(path).request.url is not an absolute URL.") }
-            guard url.utf8.count <= HAR.maximumRequestTargetBytes, HTTPSyntax.escapeProblem(in: url) == nil else {
+            guard !oversized, url.utf8.count <= HAR.maximumRequestTargetBytes, HTTPSyntax.escapeProblem(in: url) == nil else {
                 return .skipped(.unsendableURL)
             }
             guard let parsed = URL(string: url), parsed.host?.isEmpty == false, (1...65_535).contains(parsed.port ?? 80) else {
@@ -503,6 +505,9 @@ extension HAR {
             }
             // Kiosk's own mark of a body cut by its capture limit.
             if response["_kioskTruncated"] as? Bool == true { return .skipped(.bodyNotRecorded) }
+            // An answer that failed after its head (the upstream cut its body, a stall): its status and an error, its body
+            // no more than what came.
+            if let error = entry["_kioskError"] as? String, !error.isEmpty { return .skipped(.bodyNotRecorded) }
             if let coding = Self.stillCoded(body, contentEncoding: contentEncoding, content: content,
                                             bodySize: HAR.integer(response["bodySize"]), writtenByKiosk: isKiosk) {
                 guard keepsContentCoding else { return .skipped(.compressedBody) }
@@ -520,17 +525,14 @@ extension HAR {
                                   body: body, origin: origin), recorded)
         }
 
-        /// Whether Kiosk's own export says its proxy made the entry's answer (`SkipReason.madeByKiosk`): an exchange that
-        /// failed (`_kioskError`), or a 504 for what its store did not hold (`only-if-cached`, or `offline` without a hit).
-        static func madeByKiosk(_ entry: [String: Any]) -> Bool {
-            if let error = entry["_kioskError"] as? String, !error.isEmpty { return true }
-            switch entry["_kioskDecision"] as? String {
-            case "only-if-cached": return true
-            case "offline":
-                let status = (entry["_kioskCacheStatus"] as? String)?.lowercased() ?? ""
-                return !status.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == "hit" }
-            default: return false
-            }
+        /// Whether Kiosk's own export says its proxy made the entry's answer (`SkipReason.madeByKiosk`): a 504 for what its
+        /// store did not hold (`--offline`, `only-if-cached`), its Cache-Status a miss. A stored answer given offline (a
+        /// hit, or one standing in for an unreachable upstream) is the upstream's, and kept.
+        static func madeByKiosk(_ entry: [String: Any], status: Int) -> Bool {
+            guard status == 504, ["offline", "only-if-cached"].contains(entry["_kioskDecision"] as? String ?? "") else { return false }
+            let members = ((entry["_kioskCacheStatus"] as? String) ?? "").lowercased().split(separator: ";")
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            return !members.contains("hit") && members.contains { $0.hasPrefix("fwd=") && $0.hasSuffix("miss") }
         }
 
         /// What a cache needs of the entry beyond the rule (see `Import.Recorded`); fields of the wrong shape are left out.

@@ -19,26 +19,27 @@ struct HARImportTests {
             + (response.map { #", "response": \#($0)}"# } ?? "}")
     }
 
-    @Test("Answers Kiosk's proxy made itself (an offline 504, a 502 for an unreachable upstream) are not replayed; a stored answer given offline is")
+    @Test("Answers Kiosk's proxy made itself (a 504 for what it had not stored) are not replayed; stored answers given offline are")
     func answersKioskMadeAreSkipped() throws {
-        // Given Kiosk's own export: an offline miss, an only-if-cached miss, a failed exchange's 502, and a stored answer
-        // given offline (a hit)
+        // Given Kiosk's own export: an offline miss, an only-if-cached miss, and stored answers given offline (a hit, and one
+        // standing in for an unreachable upstream, stale), and an answer whose body the upstream cut (a status and an error)
         let made = { (url: String, status: Int, extra: String) in
             String(Self.entry(url, response: #"{"status": \#(status), "content": {"text": "x", "mimeType": "text/plain"}}"#).dropLast()) + ", " + extra + "}"
         }
         let data = Self.archive(creator: "Kiosk", [
             made("http://app.test/never", 504, #""_kioskDecision": "offline", "_kioskCacheStatus": "Kiosk; fwd=miss; detail=offline""#),
             made("http://app.test/only", 504, #""_kioskDecision": "only-if-cached", "_kioskCacheStatus": "Kiosk; fwd=miss""#),
-            made("http://app.test/down", 502, #""_kioskDecision": "network", "_kioskError": "Could not connect to app.test""#),
             made("http://app.test/kept", 200, #""_kioskDecision": "offline", "_kioskCacheStatus": "Kiosk; hit; detail=offline""#),
+            made("http://app.test/stood-in", 200, #""_kioskDecision": "offline", "_kioskCacheStatus": "Kiosk; fwd=stale; detail=offline""#),
+            made("http://app.test/cut", 200, #""_kioskDecision": "network", "_kioskError": "the upstream closed before the end""#),
         ])
         // When it is imported, as mock rules and into the cache
         for result in [try Self.importing(data), try HAR.importArchive(data, origin: "har: k.har", folder: nil,
                                                                       ignoringQueryItems: [], byRecordedRequest: true)] {
-            // Then the stored answer alone is replayed, the three Kiosk made counted apart, saying why
-            #expect(result.rules.map(\.urlPattern) == ["http://app.test/kept"])
-            #expect(result.skipped == [.madeByKiosk: 3])
-            #expect(result.skippedDescription.hasPrefix("3 answered by Kiosk itself, not the upstream"))
+            // Then the two Kiosk made are counted apart, saying why, the stored ones replayed, and the cut one not kept whole
+            #expect(result.rules.map(\.urlPattern) == ["http://app.test/kept", "http://app.test/stood-in"])
+            #expect(result.skipped == [.madeByKiosk: 2, .bodyNotRecorded: 1])
+            #expect(result.skippedDescription.contains("2 answered by Kiosk itself, not the upstream (a 504 for what it had not stored)"))
         }
     }
 
