@@ -62,11 +62,17 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether a request field of this name (lowercased) says who asks besides Authorization and Cookie: one of
     /// `identityFields`, or a name the standard redaction takes for a secret's by its last word (`X-Client-Secret`),
-    /// but for a signature or a DPoP proof: made anew for each request (over its time and body), it says nothing of who asks, and
-    /// counted as an identity it would keep every request from matching any answer stored before.
+    /// but for a signature or a DPoP proof (made anew for each request, over its time and body), a session's id (an
+    /// analytics or protocol session, made anew at each launch) and an App Check token (an app's attestation, renewed
+    /// hourly): they say nothing of who asks, and counted as identities they would keep every request from matching any
+    /// answer stored before (offline after a relaunch, nothing would be found).
     public static func isIdentityField(_ name: String) -> Bool {
-        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature") && name != "dpop"
+        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature")
+            && !madeAnewOften.contains(name) && !name.hasSuffix("session-id") && !name.hasSuffix("sessionid")
     }
+
+    /// Secret fields made anew too often to say who asks (see `isIdentityField`).
+    private static let madeAnewOften: Set<String> = ["dpop", "x-firebase-appcheck"]
 
     /// Secret fields that are no identity's besides the two counted first (a proxy's own credential, an answer's field).
     private static let notIdentity: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]

@@ -329,6 +329,10 @@ struct ProxyCachingRulesTests {
         #expect(keyed("X-Trace-Id", "t-one") == "")
         // And a signature, made anew for each request, is none: a signed app's requests still find their stored answers
         #expect(keyed("X-Request-Signature", "sig-1") == "")
+        // (nor a session's id, an App Check token or a DPoP proof, made anew at each launch, hour or request; an Azure
+        // subscription key is a key, and an identity)
+        for name in ["X-Session-Id", "Mcp-Session-Id", "X-Firebase-AppCheck", "DPoP"] { #expect(keyed(name, "value-123456") == "", "\(name)") }
+        #expect(keyed("Ocp-Apim-Subscription-Key", "k-one") != "" && keyed("Ocp-Apim-Subscription-Key", "k-one") != keyed("Ocp-Apim-Subscription-Key", "k-two"))
         // And a secret field a Vary names is in the variant as a digest, never its value, still telling values apart
         let cookie = { (value: String) in ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Cookie": value], endpoint: "e")) }
         let variant = cookie("sid=secret-session").variant(for: "cookie") ?? ""
