@@ -467,7 +467,7 @@ final class ProxyCachingTransport: HTTPTransport {
            Self.speaksOf(response.headers, entry, askedWith: request.headers), response.isCollapsed {
             // The request that went upstream for this one and its twins renews the stored answer, once.
             stored = true
-        } else if case .found(let entry) = found, !response.isMocked, !response.isEdited,
+        } else if case .found(let entry) = found, !response.isMocked, !response.isEdited, isChecked(request),
                   response.status == 304 && Self.speaksOf(response.headers, entry, askedWith: request.headers)
                     // A HEAD's 200 with the stored GET answer's validators speaks of it too (RFC 9111 §4.3.5).
                     || request.method == "HEAD" && response.status == 200 && entry.method == "GET"
@@ -961,7 +961,13 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Whether this cache keeps `response`, the answer to `request` as the proxy got it: `isKept`, and over HTTPS only when
     /// the upstream's certificate was checked (`verifiesUpstream`).
     private func mayKeep(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
-        Self.isKept(response, for: request) && (verifiesUpstream || request.url.scheme?.lowercased() != "https")
+        Self.isKept(response, for: request) && isChecked(request)
+    }
+
+    /// Whether the answer to `request` came from an upstream whose certificate was checked, or over plain HTTP: not an
+    /// HTTPS one with `--insecure-upstream`, whose 304 must not renew a stored answer either.
+    private func isChecked(_ request: HTTPRequest) -> Bool {
+        verifiesUpstream || request.url.scheme?.lowercased() != "https"
     }
 
     /// Whether this cache keeps `response`, the answer to `request` (the proxy's own, an archive's): what RFC 9111 §3 lets

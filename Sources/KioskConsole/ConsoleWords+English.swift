@@ -356,7 +356,7 @@ extension ConsoleWords {
         comparedByLine: { before, after in "Not JSON on both sides: compared line by line; \(before) line\(before == 1 ? "" : "s") before and \(after) after the changes are the same." },
         comparedCutByLine: { ids, before, after in
             let named = ids.map { "#\($0)" }.joined(separator: " and ")
-            return "The body of \(named) was cut at capture (the log keeps its start), so no whole JSON can be compared: compared line by line; "
+            return "The body of \(named) was cut at capture (the log keeps its start), so the bodies cannot be compared whole: compared line by line; "
                 + "\(before) line\(before == 1 ? "" : "s") before and \(after) after the changes are the same."
         },
         onlyFirstLines: "Only the first lines are listed.",

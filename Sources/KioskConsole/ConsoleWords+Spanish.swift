@@ -391,7 +391,7 @@ extension ConsoleWords {
         comparedByLine: { before, after in "No es JSON en los dos lados: comparado línea a línea; \(before) línea\(before == 1 ? "" : "s") antes y \(after) después de los cambios son iguales." },
         comparedCutByLine: { ids, before, after in
             let named = ids.map { "n.º \($0)" }.joined(separator: " y ")
-            return "El cuerpo de \(named) se recortó al capturarlo (el registro guarda su comienzo), así que no hay un JSON entero que comparar: "
+            return "El cuerpo de \(named) se recortó al capturarlo (el registro guarda su comienzo), así que los cuerpos no se pueden comparar enteros: "
                 + "comparado línea a línea; \(before) línea\(before == 1 ? "" : "s") antes y \(after) después de los cambios son iguales."
         },
         onlyFirstLines: "Solo se listan las primeras líneas.",

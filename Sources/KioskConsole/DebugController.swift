@@ -200,6 +200,10 @@ struct DebugController: Sendable {
             let raw = try context.parameters.require("endpoint")
             let endpoint = raw.removingPercentEncoding ?? raw
             guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
+                // A URL pattern with a problem of its own (a port no URL has) is told what it is, as the rules' forms tell it.
+                if let problem = kiosk.debugger.breakpointPatternProblem(on: endpoint) {
+                    throw WebError.consoleBadRequest { $0.ruleProblem(.urlPattern(problem)) }
+                }
                 // Named as kept (a key typed into a pattern's query is not shown back).
                 throw WebError.consoleNotFound { [name = String(kiosk.debugger.breakpoints.keptKey(endpoint).prefix(60))] in
                     $0.noSuchEndpoint(name)
@@ -361,7 +365,8 @@ struct DebugController: Sendable {
                 // (As typed: a rule is a file, which no secret reaches.)
                 if form.keep {
                     do {
-                        try kiosk.debugger.keepReturning(exchange, status: status, body: typed, name: context.words.keptEditName(exchange.endpoint))
+                        try kiosk.debugger.keepReturning(exchange, status: status, body: typed, headers: headers,
+                                                         name: context.words.keptEditName(exchange.endpoint))
                     } catch {
                         return Pages.response(DebugPages.pausedExchange(exchange, error: Self.keepRefusal(error, context.words), draft: form,
                                                                         context: context), status: .unprocessableContent)

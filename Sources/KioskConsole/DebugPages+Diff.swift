@@ -121,7 +121,7 @@ extension DebugPages {
         let notModified = [old, new].first { $0.status == 304 && ($0.responseBody?.originalSize ?? 0) == 0 }
         content.append(E.element("section", [], [E.element("h2", [], [.text(w.responseBody)]),
                                                  notModified.map { E.element("p", [.class("status")], [.text(w.notModifiedNoBody($0.id))]) }
-                                                     ?? bodyChanges(diff.body, cut: [old, new].filter { $0.responseBody?.isTruncated == true }.map(\.id), w)]))
+                                                     ?? bodyChanges(diff.body, cut: [old, new].filter { $0.responseBody.map { $0.isTruncated && !$0.isWithheld } == true }.map(\.id), w)]))
         return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · \(w.networkDebugger)", [E.element("article", [.class("detail debug")], content)])
     }
 

@@ -23,14 +23,20 @@ extension Debugger {
     /// ignored) with `status` and `body` from now on, named `name` (in the language of the page it was made on; English by
     /// default). At a response, a rewrite rule whose JSON Patch replaces the whole body of the upstream's answer; at an
     /// error, where there is no answer to rewrite, a mock rule that answers without asking the upstream (a rewrite rule
-    /// would never act: the upstream fails again). Throws `OrderedJSON.ParseError` when the body is not JSON (a rule's
-    /// patch carries JSON only), `RuleProblem` when the rule cannot be kept (a body past a patch's size).
+    /// would never act: the upstream fails again), with the `headers` typed for the answer (its framing the transport's),
+    /// else a JSON Content-Type. Throws `OrderedJSON.ParseError` when the body is not JSON (a rule's patch carries JSON
+    /// only), `RuleProblem` when the rewrite rule cannot be kept (a body past a patch's size), `KioskError.invalidRequest`
+    /// when the mock rule cannot (a field that is not one).
     @discardableResult
-    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> KeptEdit {
+    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, headers: [(name: String, value: String)]? = nil,
+                              name: String? = nil) throws -> KeptEdit {
         let document = try OrderedJSON.parse(body)
         if exchange.phase == .error {
+            let typed = (headers ?? [("Content-Type", "application/json")]).filter {
+                !["content-length", "transfer-encoding"].contains($0.name.lowercased())
+            }
             let mock = MockRule(method: exchange.method, urlPattern: exchange.url, status: status,
-                                headers: [RequestRecord.HeaderField(name: "Content-Type", value: "application/json")], body: body,
+                                headers: typed.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }, body: body,
                                 origin: "from a breakpoint edit of paused #\(exchange.id)")
             guard let added = try mocks.add([mock]).first else { throw KioskError.invalidRequest("The mock rule was not kept.") }
             return .mock(added)
@@ -52,6 +58,8 @@ extension Debugger {
 
 /// What "Keep returning this" made: a rewrite rule (an answer's edit) or a mock rule (an error's answer).
 public enum KeptEdit: Sendable, Hashable {
+    /// The rewrite rule that edits the upstream's answer from now on.
     case rewrite(RewriteRule)
+    /// The mock rule that answers in place of the failing upstream from now on.
     case mock(MockRule)
 }

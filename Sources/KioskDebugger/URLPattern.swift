@@ -31,9 +31,14 @@ struct URLPattern: Sendable, Hashable {
         if !pattern.hasPrefix("*") {
             let example = pattern.replacingOccurrences(of: "*", with: "x")
             guard let components = URLComponents(string: HTTPSyntax.escapingDisallowed(example)), components.host?.isEmpty == false else {
-                // Quoted without its query (a key typed into it must not reach a terminal or a page), cut to 80 characters.
-                let beforeQuery = pattern.prefix { $0 != "?" && $0 != "#" }
-                return .noHost(String(beforeQuery.prefix(80)) + (beforeQuery.count < pattern.count ? "?…" : ""))
+                // Quoted without its query or fragment, nor a user's name and password (a key typed into any must not reach
+                // a terminal or a page), cut to 80 characters.
+                var shown = String(pattern.prefix { $0 != "?" && $0 != "#" })
+                let cut = shown.count < pattern.count
+                if let scheme = shown.range(of: "://"), let at = shown[scheme.upperBound...].prefix(while: { $0 != "/" }).lastIndex(of: "@") {
+                    shown.removeSubrange(scheme.upperBound...at)
+                }
+                return .noHost(String(shown.prefix(80)) + (cut ? "…" : ""))
             }
             // (A port past 65535, or 0, is in no request's URL: such a pattern would never match.)
             if let port = components.port, !(1...65_535).contains(port) { return .badPort(port) }

@@ -189,8 +189,10 @@ public final class ProxyAuthority: Sendable {
             if cache.count >= Self.cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
                 cache.removeValue(forKey: oldest)
             }
-            // Renewed a day before it expires (it was made valid from a day ago: 45 days in all), or as the CA's end cuts it.
-            cache[name] = (context, min(date.addingTimeInterval(Self.leafLifetime - 2 * 86_400), certificate.notValidAfter), tick)
+            // Renewed a day before it expires (it was made valid from a day ago: 45 days in all), or as the CA's end cuts it;
+            // past that end (a proxy left running), kept an hour: a new one would be refused all the same.
+            let renewAt = min(date.addingTimeInterval(Self.leafLifetime - 2 * 86_400), certificate.notValidAfter)
+            cache[name] = (context, max(renewAt, date.addingTimeInterval(3600)), tick)
         }
         return context
     }
@@ -204,11 +206,13 @@ public final class ProxyAuthority: Sendable {
             subjectName = .dnsName(host)
         }
         let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
+        let end = min(date.addingTimeInterval(Self.leafLifetime - 86_400), certificate.notValidAfter)
         let leaf = try Certificate(
             version: .v3, serialNumber: Self.serialNumber(), publicKey: leafPublicKey,
-            // Never past the CA's own end: a client would refuse the chain then anyway, and the leaf would say otherwise.
-            notValidBefore: date.addingTimeInterval(-86_400),
-            notValidAfter: min(date.addingTimeInterval(Self.leafLifetime - 86_400), certificate.notValidAfter),
+            // Never past the CA's own end: a client would refuse the chain then anyway, and the leaf would say otherwise (nor
+            // beginning after it ends, past the CA's end).
+            notValidBefore: min(date.addingTimeInterval(-86_400), end.addingTimeInterval(-1)),
+            notValidAfter: end,
             issuer: certificate.subject, subject: try DistinguishedName { CommonName(String(host.prefix(64))) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {

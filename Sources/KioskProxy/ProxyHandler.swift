@@ -751,9 +751,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
     }
 
-    /// The note on a tunnel passed on unread because the app said nothing after its CONNECT.
+    /// The note on a tunnel passed on unread because the app's TLS hello offered no protocol Kiosk reads inside HTTPS.
     static let onlyOtherProtocolsNote = "the app's TLS hello offered only protocols Kiosk does not read inside HTTPS (h2 alone, as gRPC "
         + "clients send), not http/1.1, so Kiosk passed it on unread rather than break it"
+    /// The note on a tunnel passed on unread because the app said nothing after its CONNECT.
     static let silentAppNote = "the app sent nothing for 2 s after its CONNECT, so Kiosk passed it on unread, as it does a protocol "
         + "whose server speaks first (SSH, SMTP); an app that waits that long before its TLS hello meets the upstream's own certificate"
 

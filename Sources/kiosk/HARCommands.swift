@@ -117,6 +117,8 @@ struct HARImportJSON: Encodable {
     let skipped: [String: Int]
     /// How many imported answers' text is replayed in UTF-8, labelled so, where its label named another charset.
     let inUTF8Instead: Int
+    /// How many imported rules answer what was recorded for a request with credentials (they answer whoever asks).
+    let credentialed: Int
 
     init(file: String, _ result: HAR.Import) {
         self.file = file
@@ -125,5 +127,6 @@ struct HARImportJSON: Encodable {
         ruleIDs = result.rules.map(\.id)
         skipped = Dictionary(uniqueKeysWithValues: result.skipped.map { ($0.key.rawValue, $0.value) })
         inUTF8Instead = result.inUTF8Instead
+        credentialed = result.credentialed
     }
 }

@@ -364,7 +364,7 @@ struct RewriteRulesTests {
         }
     }
 
-    @Test("A refused URL pattern is quoted back without its query, so a key typed into it is not echoed")
+    @Test("A refused URL pattern is quoted back without its query or a password, so a key typed into it is not echoed")
     func refusedPatternHidesItsQuery() {
         // Given a pattern with no host, an API key in its query
         let rules = rules()
@@ -373,8 +373,11 @@ struct RewriteRulesTests {
             try rules.add(rule(endpoint: nil, url: "https:///svc/mostpopular?api-key=SECRETKEY123&period=7", RewriteRule.Actions(status: 500)))
         }
         // Then the error quotes the part that shows the slip, and neither the key nor the rest of the query
-        #expect(message?.contains("“https:///svc/mostpopular?…”") == true, "\(message ?? "added")")
+        #expect(message?.contains("“https:///svc/mostpopular…”") == true, "\(message ?? "added")")
         #expect(message?.contains("SECRETKEY123") == false)
+        // (nor a password before the missing host)
+        let withPassword = refusal { try rules.add(rule(endpoint: nil, url: "https://user:PASSWORD99@/x", RewriteRule.Actions(status: 500))) }
+        #expect(withPassword?.contains("“https:///x”") == true && withPassword?.contains("PASSWORD99") == false, "\(withPassword ?? "added")")
     }
 
     @Test("Rules, their switches and hit counts survive a reopen; a deleted rule's id is never given again")

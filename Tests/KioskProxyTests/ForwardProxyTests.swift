@@ -1489,7 +1489,8 @@ struct PausedAppClosedTests {
             #expect(exchange.phase == .error)
             // When an answer is given instead of the failure and kept
             let body = Data(#"{"fallback": true}"#.utf8)
-            guard case .mock(let mock) = try proxy.kiosk.debugger.keepReturning(exchange, status: 200, body: body) else {
+            guard case .mock(let mock) = try proxy.kiosk.debugger.keepReturning(exchange, status: 200, body: body,
+                                                                                 headers: [("Content-Type", "application/json"), ("Retry-After", "5")]) else {
                 Issue.record("an error's answer kept as no mock rule")
                 return
             }
@@ -1500,6 +1501,8 @@ struct PausedAppClosedTests {
             let next = try await proxy.send(.GET, down)
             #expect(next.status.code == 200 && next.text == #"{"fallback": true}"#, "\(next.status) \(next.text)")
             #expect(next.header("X-Kiosk-Mock") == [String(mock.id)])
+            // (with the fields typed for it)
+            #expect(next.header("Retry-After") == ["5"] && next.header("Content-Type") == ["application/json"])
         }
     }
 

@@ -395,6 +395,10 @@ struct WebDebugTests {
                                              form: [("csrf", token), ("request", "pause"), ("response", "ignore"), ("error", "ignore")], cookie: token)
             #expect(set.status == .seeOther)
             #expect(harness.kiosk.debugger.breakpoints.setting(for: "localhost:3000").request == .pause)
+            // And a URL pattern on a port no URL has is refused saying so, not that no endpoint has that name
+            let badPort = try await client.post("/debug/breakpoints/" + "http://x.test:99999/a".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!,
+                                                form: [("csrf", token), ("request", "pause"), ("response", "ignore"), ("error", "ignore")], cookie: token)
+            #expect(badPort.status == .badRequest && badPort.body.contains("port 99999 is no port"), "\(badPort.status) \(badPort.body)")
             // And in Spanish the section is Spanish
             let spanish = try await client.get("/debug/endpoints", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token)", .acceptLanguage: "es"])
             #expect(spanish.body.contains("Servidores de las apps a través de kiosk proxy") && spanish.body.contains("2 intercambios registrados"))
