@@ -71,6 +71,13 @@ public struct Redactor: Sendable, Hashable {
             && !madeAnewOften.contains(name) && !name.hasSuffix("session-id") && !name.hasSuffix("sessionid")
     }
 
+    /// Whether a query item named `name` (decoded) is one a URL's redaction hides: one of `listed` (the redactor's
+    /// `queryItems`, lowercased), or a name whose last word says it holds a secret (`db_secret`, `githubToken`), as the log
+    /// reads it. What a rule's URL pattern leaves out and matching ignores, so that a rule made of a logged URL matches.
+    public static func isSecretQueryName(_ name: String, listed: Set<String>) -> Bool {
+        listed.contains(name.lowercased()) || JSONFields.endsInSecretWord(JSONFields.normalized(name))
+    }
+
     /// Secret fields made anew too often to say who asks (see `isIdentityField`).
     private static let madeAnewOften: Set<String> = ["dpop", "x-firebase-appcheck"]
 

@@ -81,7 +81,7 @@ struct URLPattern: Sendable, Hashable {
     /// whatever their keys, timestamps and parameter order.
     static func normalized(_ url: String, ignoring names: Set<String>) -> String {
         guard var components = URLComponents(string: url) else { return url }
-        let kept = (components.queryItems ?? []).filter { !names.contains($0.name.lowercased()) }
+        let kept = (components.queryItems ?? []).filter { !Redactor.isSecretQueryName($0.name, listed: names) }
             .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         components.queryItems = kept.isEmpty ? nil : kept
         components.fragment = nil
@@ -109,7 +109,7 @@ struct URLPattern: Sendable, Hashable {
             let raw = String(item.drop { $0 != "=" }.dropFirst())
             return raw.removingPercentEncoding ?? raw
         }
-        let kept = items.filter { !names.contains(name($0).lowercased()) }
+        let kept = items.filter { !Redactor.isSecretQueryName(name($0), listed: names) }
             .sorted { (name($0), value($0)) < (name($1), value($1)) }
         return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
@@ -122,7 +122,7 @@ struct URLPattern: Sendable, Hashable {
         guard let mark = pattern.firstIndex(of: "?") else { return pattern }
         let end = pattern[mark...].firstIndex(of: "#") ?? pattern.endIndex
         let items = pattern[pattern.index(after: mark)..<end].split(separator: "&", omittingEmptySubsequences: false)
-        let kept = items.filter { !names.contains(itemName($0).lowercased()) }
+        let kept = items.filter { !Redactor.isSecretQueryName(itemName($0), listed: names) }
         guard kept.count < items.count else { return pattern }
         return String(pattern[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + pattern[end...]
     }
@@ -137,7 +137,7 @@ struct URLPattern: Sendable, Hashable {
     /// rule keeps of a recorded URL, since matching ignores those items and a key in them must not reach the file.
     static func withoutItems(_ url: String, named names: Set<String>) -> String {
         guard var components = URLComponents(string: url), let items = components.percentEncodedQueryItems else { return url }
-        let kept = items.filter { !names.contains(($0.name.removingPercentEncoding ?? $0.name).lowercased()) }
+        let kept = items.filter { !Redactor.isSecretQueryName($0.name.removingPercentEncoding ?? $0.name, listed: names) }
         guard kept.count < items.count else { return url }
         components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
         return components.string ?? url

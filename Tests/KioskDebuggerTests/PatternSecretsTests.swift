@@ -26,6 +26,23 @@ struct PatternSecretsTests {
         #expect(saved.match.urlPattern == "http://127.0.0.1:18700/api/*?page=*")
     }
 
+    @Test("Query items the log hides by their names' last word (db_secret, new_password, githubToken) are left out of patterns and ignored in matching, as listed ones are")
+    func itemsHiddenByTheirLastWord() throws {
+        // Given a rule made from a logged URL, those items shown as the log shows them
+        let rules = RewriteRules(fileURL: nil, redactor: .standard)
+        let added = try rules.add(RewriteRule(match: .init(urlPattern: "http://127.0.0.1:18700/api/items?page=12&db_secret=%3Credacted%3E"
+                                                                       + "&new_password=NEWPW1&githubToken=GHTOK1"),
+                                              actions: RewriteRule.Actions(status: 299)))
+        // Then none of them is kept, and the app's request with its real values is matched
+        #expect(added.match.urlPattern == "http://127.0.0.1:18700/api/items?page=12")
+        #expect(rules.matching(HTTPRequest(url: URL(string: "http://127.0.0.1:18700/api/items?page=12&db_secret=B&new_password=C&githubToken=D")!,
+                                           endpoint: "127.0.0.1:18700")).map(\.rule.id) == [added.id])
+        // And a cursor is no secret: a page token stays in the pattern and is matched
+        let cursor = try rules.add(RewriteRule(match: .init(urlPattern: "http://127.0.0.1:18700/api/feed?pageToken=P2"),
+                                               actions: RewriteRule.Actions(status: 299)))
+        #expect(cursor.match.urlPattern == "http://127.0.0.1:18700/api/feed?pageToken=P2")
+    }
+
     @Test("A mock's wildcard pattern is kept without its secret query items; adding one says which rule it replaces")
     func mockPattern() throws {
         // Given mock rules with one on a wildcard pattern
