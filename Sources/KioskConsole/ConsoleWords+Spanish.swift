@@ -536,6 +536,8 @@ extension ConsoleWords {
             case .urlPattern(.notOneLine): "El patrón de URL debe ser una sola línea, sin caracteres de control (ninguna URL los tiene)."
             case .urlPattern(.tooLong(let kilobytes)): "El patrón de URL ocupa más de \(kilobytes) KB."
             case .urlPattern(.badPort(let port)): "El puerto \(port) del patrón de URL no es un puerto: van del 1 al 65535."
+            case .urlPattern(.userInfo): "El patrón de URL lleva un usuario o una contraseña antes del host, que la URL de ninguna solicitud lleva "
+                + "(un cliente los envía en la cabecera Authorization): quítalos."
             case .urlPattern(.noHost(let pattern)):
                 "El patrón de URL no es una URL con host («\(pattern)»): escríbelo como la URL de una solicitud, con * donde pueda ir cualquier cosa."
             case .badMethod: "El método no es un método HTTP (token de RFC 9110: solo letras, dígitos y !#$%&'*+-.^_`|~)."

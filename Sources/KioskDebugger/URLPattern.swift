@@ -42,6 +42,8 @@ struct URLPattern: Sendable, Hashable {
             }
             // (A port past 65535, or 0, is in no request's URL: such a pattern would never match.)
             if let port = components.port, !(1...65_535).contains(port) { return .badPort(port) }
+            // Nor is a user's name or password: a client sends them as Authorization. Kept, the password would be shown.
+            if components.percentEncodedUser != nil || components.percentEncodedPassword != nil { return .userInfo }
         }
         return nil
     }
@@ -168,6 +170,8 @@ public enum URLPatternProblem: Sendable, Hashable {
     case noHost(String)
     /// A port outside 1–65535.
     case badPort(Int)
+    /// A user's name or password before the host, which no request's URL carries.
+    case userInfo
 
     /// The problem in an English sentence.
     public var english: String {
@@ -176,6 +180,8 @@ public enum URLPatternProblem: Sendable, Hashable {
         case .notOneLine: "The URL pattern must be one line, without control characters (no request's URL has them)."
         case .tooLong(let kilobytes): "The URL pattern is longer than \(kilobytes) KB."
         case .badPort(let port): "The URL pattern's port \(port) is no port: ports go from 1 to 65535."
+        case .userInfo: "The URL pattern has a user's name or password before its host, which no request's URL carries (a client sends "
+            + "them as an Authorization header): leave them out."
         case .noHost(let pattern): "The URL pattern is not a URL with a host (“\(pattern)”): write it as a request's URL, with * where anything may be."
         }
     }

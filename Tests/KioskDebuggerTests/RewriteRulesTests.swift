@@ -344,6 +344,7 @@ struct RewriteRulesTests {
             (rule(endpoint: nil, url: "http://demo.invalid/\r\n*", RewriteRule.Actions(status: 500)), "The URL pattern must be one line"),
             (rule(endpoint: nil, url: "http://[::1", RewriteRule.Actions(status: 500)), "not a URL with a host"),
             (rule(endpoint: nil, url: "https:///path", RewriteRule.Actions(status: 500)), "not a URL with a host"),
+            (rule(endpoint: nil, url: "http://user:PW1@127.0.0.1:18701/u", RewriteRule.Actions(status: 500)), "a user's name or password before its host"),
             (rule(endpoint: nil, url: "https://a.test/" + String(repeating: "a", count: 200_000), RewriteRule.Actions(status: 201)),
              "The URL pattern is longer than 64 KB"),
             (rule(RewriteRule.Actions(patch: "[]")), "The JSON Patch has no operation"),
