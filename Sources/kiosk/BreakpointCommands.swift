@@ -63,7 +63,10 @@ struct BreakpointCommand: AsyncParsableCommand {
                             throw KioskError.invalidRequest(problem.english)
                         }
                         let names = kiosk.debugger.endpoints.map(\.name)
-                        throw KioskError.invalidRequest("There is no endpoint named \(kiosk.debugger.breakpoints.keptKey(endpoint)); "
+                        // (Named without a query: what is no http(s) pattern has its key items left in by `keptKey`.)
+                        let named = kiosk.debugger.breakpoints.keptKey(endpoint)
+                        let shown = Breakpoints.isURLPattern(named) ? named : String(named.prefix { $0 != "?" && $0 != "#" })
+                        throw KioskError.invalidRequest("There is no endpoint named \(shown); "
                                                         + "known: \(names.joined(separator: ", ")), "
                                                         + "or an app's host through kiosk proxy (api.example.com, localhost:3000), "
                                                         + "or a URL pattern (http://localhost:3000/api/*).")

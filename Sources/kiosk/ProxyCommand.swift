@@ -148,12 +148,21 @@ struct ProxyRunCommand: AsyncParsableCommand {
 
     /// The `--reverse URL@PORT` routes; throws saying what is wrong with one.
     func reverseRoutes() throws -> [(url: URL, port: Int)] {
-        try reverse.map { text in
+        try reverse.map { written in
+            // Named in every refusal without a user's name and password (`user:password@` before the host), which may hold a
+            // secret: the route's last @ ends its URL, and one before it, in the authority, ends the user information.
+            var text = written
+            if let scheme = text.range(of: "://"), let last = text.lastIndex(of: "@"), last > scheme.upperBound {
+                let authorityEnd = text[scheme.upperBound..<last].firstIndex(of: "/") ?? last
+                if let userEnd = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                    text.removeSubrange(scheme.upperBound...userEnd)
+                }
+            }
             if let at = text.lastIndex(of: "@"), let port = Int(text[text.index(after: at)...]), !(0...65_535).contains(port) {
                 throw ValidationError("--reverse \(text): the port after @ must be between 0 and 65535 (got \(port)); 0 picks a free one.")
             }
             guard let at = text.lastIndex(of: "@"), let port = Int(text[text.index(after: at)...]), (0...65_535).contains(port),
-                  let url = URL(string: String(text[..<at])), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let url = URL(string: String(written[..<(written.lastIndex(of: "@") ?? written.endIndex)])), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {
                 throw ValidationError("--reverse \(text) is not URL@PORT (http://localhost:3000/api@9000: the upstream, then the "
                                       + "local port to listen on).")

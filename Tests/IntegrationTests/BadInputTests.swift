@@ -172,13 +172,14 @@ struct BadInputTests {
         let cli = CLI()
         // (A port held without listening: a proxy that took the URL would stop at once, saying the port is in use.)
         let held = try #require(PortReservation(host: "127.0.0.1", port: 0))
-        for route in ["http://user:pw-s3cret@127.0.0.1:18001@0", "http://user@127.0.0.1:18001/api@0"] {
+        // (the second and fourth wrong besides: a port that is none, a port that is not a number)
+        for route in ["http://user:pw-s3cret@127.0.0.1:18001@0", "http://user:pw-s3cret@127.0.0.1:18001@99999", "http://user@127.0.0.1:18001/api@0",
+                      "http://user:pw-s3cret@127.0.0.1:18001/api@bad"] {
             // When the proxy is started with a reverse route whose URL carries user information
             let result = try cli.run(["proxy", "--port", String(held.port), "--console-port", "0", "--reverse", route])
             // Then it does not start, says why in one line naming the URL without it, and prints no password anywhere
             #expect(result.status == 2, "\(route): \(result.stderr)")
-            #expect(result.stderr.contains("--reverse http://127.0.0.1:18001") && result.stderr.contains("carries a user name or password"),
-                    "\(result.stderr)")
+            #expect(result.stderr.contains("--reverse http://127.0.0.1:18001"), "\(result.stderr)")
             #expect(!(result.stdout + result.stderr).contains("pw-s3cret") && !result.stderr.contains("user@"), "\(result.stdout)\(result.stderr)")
         }
     }

@@ -1044,6 +1044,9 @@ struct LogCLITests {
             #expect(refused.status != 0, "\(command): \(refused.stdout)")
         }
         #expect(try cli.run(["mock", "add", "--url", "http://x.test:99999/a"]).stderr.contains("port 99999 is no port: ports go from 1 to 65535"))
+        // (and what is no http(s) pattern is named without its query, a key in it not echoed)
+        let ftp = try cli.run(["breakpoint", "set", "ftp://x.test/?token=FTPSECRET1", "--request", "pause"])
+        #expect(ftp.status == 2 && !ftp.stderr.contains("FTPSECRET1") && ftp.stderr.contains("ftp://x.test/"), "\(ftp.stderr)")
         // (a breakpoint's refusal says so too, not that no endpoint has that name)
         let badPort = try cli.run(["breakpoint", "set", "http://x.test:99999/a", "--request", "pause"]).stderr
         #expect(badPort.contains("port 99999 is no port: ports go from 1 to 65535") && !badPort.contains("no endpoint named"), "\(badPort)")
