@@ -87,6 +87,10 @@ struct URLPattern: Sendable, Hashable {
             .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         components.queryItems = kept.isEmpty ? nil : kept
         components.fragment = nil
+        // An origin alone is its root (`http://a.test` is asked for as `GET /`), and a host is one in any case, as the
+        // request's URL, normalised here too, has it.
+        if components.percentEncodedPath.isEmpty, components.host != nil { components.percentEncodedPath = "/" }
+        if let host = components.percentEncodedHost, host != host.lowercased() { components.percentEncodedHost = host.lowercased() }
         // `%2A` and `*` are one character to every server Kiosk meets (the query's items are decoded above already): an
         // exact URL holding a `*` is written with `%2A`, which a rule's pattern does not read as its wildcard.
         if components.percentEncodedPath.contains("%2") {

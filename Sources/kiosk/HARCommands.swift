@@ -68,7 +68,9 @@ struct HARCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
         // Taken whatever it starts with: a negated term (`-source:nyt`) is a filter, not an option.
-        @Option(parsing: .unconditional, help: "A filter in the debugger's language, as kiosk log's.") var filter: String?
+        @Option(name: .customLong("filter"), parsing: .unconditionalSingleValue, help: "A filter in the debugger's language, as kiosk log's. Given again, both apply.") var filters: [String] = []
+        /// The --filter options as one filter: each term of each applies, as terms of one filter do.
+        var filter: String? { filters.isEmpty ? nil : filters.joined(separator: " ") }
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
         @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?

@@ -31,7 +31,9 @@ struct LogCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         // Taken whatever it starts with: a negated term (`-source:nyt`) is a filter, not an option.
-        @Option(parsing: .unconditional, help: "A filter in the debugger's language (see below).") var filter: String?
+        @Option(name: .customLong("filter"), parsing: .unconditionalSingleValue, help: "A filter in the debugger's language (see below). Given again, both apply.") var filters: [String] = []
+        /// The --filter options as one filter: each term of each applies, as terms of one filter do.
+        var filter: String? { filters.isEmpty ? nil : filters.joined(separator: " ") }
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
         @Option(help: "Only this status class: 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), or store (answered from the store).") var status: String?

@@ -730,6 +730,9 @@ struct LogCLITests {
         #expect(negated.status == 0 && negated.stdout.split(separator: "\n").count == 2 && negated.stdout.contains("/dogs"), "\(negated.stderr)")
         // And the flags combine with it
         #expect(try cli.run(["log", "--source", "dogs", "--filter", "cache:fwd"]).stdout.split(separator: "\n").count == 2)
+        // And --filter given twice applies both, not the last alone
+        let both = try cli.run(["log", "--filter", "cache:fwd=miss", "--filter", "-source:dogs"])
+        #expect(both.status == 0 && both.stdout.split(separator: "\n").count == 2 && both.stdout.contains("/api/character"), "\(both.stdout)\(both.stderr)")
         // And log show prints the record's Cache-Status
         let id = try #require(records.first?["id"] as? Int)
         #expect(try cli.run(["log", "show", String(id)]).stdout.contains("Cache-Status: Kiosk;hit;ttl="))

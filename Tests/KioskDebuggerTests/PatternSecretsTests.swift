@@ -43,6 +43,16 @@ struct PatternSecretsTests {
         #expect(cursor.match.urlPattern == "http://127.0.0.1:18700/api/feed?pageToken=P2")
     }
 
+    @Test("An exact pattern naming an origin alone matches its root, and one in capitals matches the host as apps send it")
+    func originAndCase() throws {
+        let mocks = MockRules(fileURL: nil, redactor: .standard)
+        let root = try mocks.add([MockRule(method: "GET", urlPattern: "http://127.0.0.1:18702", body: Data("root".utf8))])[0]
+        let upper = try mocks.add([MockRule(method: "GET", urlPattern: "http://LOCALHOST:18701/upper", body: Data("up".utf8))])[0]
+        #expect(mocks.match(HTTPRequest(url: URL(string: "http://127.0.0.1:18702/")!, endpoint: "e"))?.id == root.id)
+        #expect(mocks.match(HTTPRequest(url: URL(string: "http://localhost:18701/upper")!, endpoint: "e"))?.id == upper.id)
+        #expect(mocks.match(HTTPRequest(url: URL(string: "http://localhost:18701/other")!, endpoint: "e")) == nil)
+    }
+
     @Test("A mock's wildcard pattern is kept without its secret query items; adding one says which rule it replaces")
     func mockPattern() throws {
         // Given mock rules with one on a wildcard pattern
