@@ -32,7 +32,6 @@ public enum HTTPSyntax {
         return kept
     }
 
-    /// Whether `name` is one of `hopByHop` or any `Proxy-*` field, in any case.
     /// Whether `name` is the transport's to write rather than an answer's to say: the framing (`Content-Length`,
     /// `Transfer-Encoding`) Kiosk writes for the body the app gets, and the hop-by-hop fields it drops on the way. A rule
     /// or edit setting one would be logged as what the app got while the app never saw it.
@@ -40,6 +39,7 @@ public enum HTTPSyntax {
         HTTPHeaderFields.sameName(name, "content-length") || isHopByHop(name)
     }
 
+    /// Whether `name` is one of `hopByHop` or any `Proxy-*` field, in any case.
     static func isHopByHop(_ name: String) -> Bool {
         let prefix = "proxy-".utf8
         let isProxyField = name.utf8.count >= prefix.count

@@ -487,6 +487,9 @@ struct ProxyEnvCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535 (got \(port)).") }
         // `[::1]`, as a URL writes it, is the address ::1: bracketed again below where a URL needs it.
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // A proxy listening on every address (`--host 0.0.0.0`) is reached on this machine at loopback: 0.0.0.0 is no
+        // address a program can send to everywhere.
+        if host == "0.0.0.0" { host = "127.0.0.1" } else if host == "::" { host = "::1" }
         if let problem = ListenerPolicy.listeningProblem(host) {
             throw ValidationError("--host \(host.isEmpty ? "\"\"" : host) is \(problem): give the address or name the proxy listens on "
                                   + "(127.0.0.1, ::1, a name).")

@@ -890,6 +890,9 @@ struct LogCLITests {
         // And an IPv6 host given as a URL writes it ([::1]) is bracketed once; a host that is no host is refused
         let six = try cli.run(["proxy", "env", "--port", "9999", "--host", "[::1]"])
         #expect(try read(six.stdout)[0] == "http://[::1]:9999", "\(six.stdout)\(six.stderr)")
+        // (a proxy listening on every address is reached here at loopback, not at 0.0.0.0 or ::)
+        #expect(try read(try cli.run(["proxy", "env", "--port", "9999", "--host", "0.0.0.0"]).stdout)[0] == "http://127.0.0.1:9999")
+        #expect(try read(try cli.run(["proxy", "env", "--port", "9999", "--host", "::"]).stdout)[0] == "http://[::1]:9999")
         let spaced = try cli.run(["proxy", "env", "--host", "a b"])
         #expect(spaced.status != 0 && spaced.stdout.isEmpty && spaced.stderr.contains("--host a b is neither an IP address nor a host name"),
                 "\(spaced.stderr)")
