@@ -155,3 +155,24 @@ def test_a_reload_of_fresh_data_keeps_the_rows_appended_and_the_row_on_screen(se
         assert abs(top_of(driver, item_id) - before) < 4, f"row 61 at {top_of(driver, item_id)} px, not {before} px"
     finally:
         driver.quit()
+
+
+def test_a_refreshed_list_drops_refresh_from_its_address_so_back_and_reload_do_not_ask_again(server):
+    driver = new_driver(PHONE)
+    try:
+        # Given a list, refreshed from its status line's Refresh
+        driver.get(server.url("/rickandmorty?page=2"))
+        page_ready(driver)
+        driver.execute_script("document.querySelector('#results p.status a.refresh').click()")
+        wait_for(driver, lambda d: "refresh" not in d.current_url and d.execute_script("return document.readyState") == "complete"
+                 and d.execute_script("return performance.getEntriesByType('navigation')[0].name").find("refresh=1") >= 0,
+                 10, f"the refreshed list kept its parameter: {driver.current_url}")
+        # Then the address is the list's own
+        assert driver.current_url == server.url("/rickandmorty?page=2"), driver.current_url
+        # And Back from another page returns to it, not to the refresh
+        driver.get(server.url("/rickandmorty?page=3"))
+        page_ready(driver)
+        driver.back()
+        wait_for(driver, lambda d: d.current_url == server.url("/rickandmorty?page=2"), 10, f"Back went to {driver.current_url}")
+    finally:
+        driver.quit()

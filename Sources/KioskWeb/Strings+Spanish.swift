@@ -163,7 +163,7 @@ extension LinkedStrings {
     /// The Spanish words.
     static let spanish = LinkedStrings(
         onThisPage: "En esta página", places: "Lugares", origin: "Origen", lastLocation: "Última ubicación conocida",
-        episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
+        episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emisión", dimension: "Dimensión",
         unknown: "Desconocido", unknownDimension: "Desconocida", notSaved: "aún no guardado en este dispositivo",
         residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
         missing: { $0 == 1 ? "1 elemento enlazado no está en el almacén de Kiosk y no se pudo obtener del catálogo."

@@ -41,6 +41,13 @@
   setInterval(() => { if (!document.hidden) refreshAges(); }, 15000);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshAges(); });
   window.addEventListener("pageshow", refreshAges);
+  // A page refreshed on request (`?refresh=1`, the status line's Refresh) is the page itself once shown: the address and
+  // its history entry drop the parameter, or a reload, a bookmark or Back would make Kiosk ask its upstream again.
+  if (new URL(location.href).searchParams.has("refresh")) {
+    const plain = new URL(location.href);
+    plain.searchParams.delete("refresh");
+    history.replaceState(history.state, "", plain.href);
+  }
   let resultsURL = withoutHash(location.href); // what #results shows (the address bar may show the pane's item)
   let shownURL = resultsURL;                   // the address bar, to tell a hash-only popstate apart
   let resultsTitle = document.title;          // restored when the pane closes
