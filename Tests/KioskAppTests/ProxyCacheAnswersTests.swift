@@ -54,6 +54,29 @@ struct ProxyCacheAnswersTests {
         #expect(answer.headers["Age"] == "2147483648")
     }
 
+    @Test("A 304 read with --insecure-upstream renews no stored HTTPS answer: anyone on the way could have written it")
+    func uncheckedNotModifiedRenewsNothing() async throws {
+        // Given an HTTPS answer stored stale at once with an ETag, read with the upstream's certificate checked
+        let path = TemporaryDirectory.url("kiosk-proxy-unchecked-304").appendingPathComponent("cache.sqlite").path
+        let cache = try ProxyCache.open(at: path, maxBytes: 10_000_000)
+        let https = HTTPRequest(url: URL(string: "https://app.test/a")!, endpoint: "app.test", purpose: .proxied)
+        let checked = ProxyCachingTransport(base: ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "v1"),
+                                                                     .fail(.offline(host: "app.test"))]),
+                                            cache: cache, settings: ProxyCacheSettings(mode: .http), now: { Date() }) { _ in }
+        _ = try await checked.send(https)
+        cache.flush()
+        // When a proxy that checks no certificate asks again and gets a 304 with fields of its own
+        let unchecked = ProxyCachingTransport(base: ScriptedTransport([.respond(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=600",
+                                                                                             "X-Renewed": "by-anyone"], body: "")]),
+                                              cache: cache, settings: ProxyCacheSettings(mode: .http), verifiesUpstream: false,
+                                              now: { Date() }) { _ in }
+        _ = try await unchecked.send(https)
+        cache.flush()
+        // Then the stored answer is as it was: given in place of a failure later, it carries none of the 304's fields
+        let later = try await checked.send(https)
+        #expect(Self.text(later) == "v1" && later.headers["X-Renewed"] == nil, "\(later.headers)")
+    }
+
     @Test("When the revalidation of a stale answer cannot reach the upstream, an app's plain GET gets the stored answer whole, even if it left the store meanwhile, never a 304 to the proxy's validator")
     func staleStandInIsWhole() async throws {
         // Given, in http mode, an answer stored stale at once with an ETag, and an upstream that then cannot be reached —
