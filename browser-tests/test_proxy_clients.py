@@ -382,8 +382,8 @@ def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches
     # When the app makes a request through the proxy
     urllib_get(proxy, upstream.url("/api/items?live=1"))
     # Then it appears in the open console without a reload
-    WebDriverWait(browser, 20).until(
-        lambda d: any("/api/items?live=1" in row.text for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")))
+    wait_for(browser, lambda d: any("/api/items?live=1" in row.text
+                                    for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")), 20)
 
     # Given a response breakpoint on the app's host, set from the command line while the proxy runs
     endpoint = f"localhost:{upstream.port}"
@@ -396,7 +396,7 @@ def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches
     WebDriverWait(browser, 30).until(lambda d: proxy.api("/debug/api/paused"))
     # And the open list shows it at its top, paused, leading to the pause
     paused_row = "#results table.requests tbody tr[data-inflight^='p']"
-    WebDriverWait(browser, 20).until(lambda d: any("/api/items?paused=1" in row.text for row in d.find_elements(By.CSS_SELECTOR, paused_row)))
+    wait_for(browser, lambda d: any("/api/items?paused=1" in row.text for row in d.find_elements(By.CSS_SELECTOR, paused_row)), 20)
     assert "paused" in browser.find_element(By.CSS_SELECTOR, paused_row).text
     assert browser.find_element(By.CSS_SELECTOR, paused_row + " a").get_attribute("href").split("/debug/paused/")[1].isdigit()
     # And the developer edits the paused JSON in the console's tree and sends it
@@ -426,7 +426,7 @@ def test_a_request_in_flight_heads_the_live_list_until_it_ends_then_its_record_t
     threading.Thread(target=lambda: received.put(urllib_get(proxy, upstream.url("/api/slow?token=app-secret-77"))), daemon=True).start()
     # Then the list shows it as it waits: pending, its token hidden, its time in flight counting
     pending = "#results table.requests tbody tr[data-inflight]"
-    WebDriverWait(browser, 20).until(lambda d: any("/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, pending)))
+    wait_for(browser, lambda d: any("/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, pending)), 20)
     row = browser.find_element(By.CSS_SELECTOR, pending)
     assert "pending" in row.text and "app-secret-77" not in row.text and "token=<redacted>" in row.text
     assert "app-secret-77" not in browser.page_source
@@ -445,8 +445,8 @@ def test_a_request_in_flight_heads_the_live_list_until_it_ends_then_its_record_t
     upstream.release.set()
     assert json.loads(received.get(timeout=30))["count"] == 1
     # Then the pending row goes and the exchange's record takes its place, without a reload
-    WebDriverWait(browser, 20).until(lambda d: not d.find_elements(By.CSS_SELECTOR, pending) and any(
-        "/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr[data-id]")))
+    wait_for(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, pending) and any(
+        "/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr[data-id]")), 20)
     assert proxy.api("/debug/api/in-flight") == []
 
 
@@ -626,11 +626,12 @@ def test_clearing_the_log_empties_the_open_consoles_host_menu_but_for_the_host_c
         time.sleep(0.1)
     browser.get(proxy.console + "/debug")
     page_ready(browser)
-    hosts = lambda d: [o.get_attribute("value") for o in d.find_elements(By.CSS_SELECTOR, "select[name=host] option")
-                       if o.get_attribute("value")]
+    # (read in one script: the feed replaces the menu's options, so elements found a moment before may be gone)
+    hosts = lambda d: d.execute_script(
+        "return [...document.querySelectorAll('select[name=host] option')].map(o => o.value).filter(v => v)")
     assert f"localhost:{upstream.port}" in hosts(browser), hosts(browser)
     # When the log is cleared
     browser.find_element(By.CSS_SELECTOR, "button[aria-label='Clear the request log']").click()
     WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
     # Then the menu no longer offers hosts the log no longer holds, without a reload
-    WebDriverWait(browser, 10).until(lambda d: hosts(d) == [], f"the Host menu still offers {hosts(browser)}")
+    wait_for(browser, lambda d: hosts(d) == [], 10, "the Host menu still offers a host the log no longer holds")
