@@ -90,7 +90,23 @@ extension MockRule {
     /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
     public var syntaxProblem: String? {
         guard HTTPSyntax.finalStatuses.contains(status) else { return Self.statusProblem(status) }
-        return URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers)
+        if let problem = URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers) { return problem }
+        return framingProblem
+    }
+
+    /// The fields each answer's framing sets, which a rule given by hand cannot say otherwise: Kiosk writes the body's
+    /// own length (or chunks) and its own connection fields, so a value typed here would be dropped without a word.
+    private static let framingHeaderNames: Set<String> = ["content-length", "transfer-encoding", "connection", "keep-alive"]
+
+    /// Why a header of the rule cannot be sent as given, or nil: a framing field, but a HEAD's numeric Content-Length
+    /// (the length its GET's body has, which `keepsRecorded` keeps too).
+    private var framingProblem: String? {
+        guard let field = headers.first(where: { Self.framingHeaderNames.contains($0.name.lowercased()) }),
+              !(Self.keepsRecorded(field, method: method) && field.name.lowercased() == "content-length") else { return nil }
+        if field.name.lowercased() == "content-length" {
+            return "A mock's Content-Length is its body's length (\(body.count) bytes), set by Kiosk: leave the header out."
+        }
+        return "\(field.name) belongs to the connection, set by Kiosk for each answer: leave the header out."
     }
 
     /// Why `status` cannot be a mock's answer.

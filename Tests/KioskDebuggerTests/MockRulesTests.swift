@@ -103,4 +103,23 @@ struct MockRulesTests {
         // Then the rule is as it was
         #expect(try rules.rule(id: added.id).body == Data("old".utf8))
     }
+
+    @Test("A framing field typed into a rule is refused with the reason, not dropped from its answers unsaid; a HEAD's length is kept",
+          arguments: [("GET", "Content-Length", "5", "body's length (3 bytes)"), ("GET", "transfer-encoding", "chunked", "belongs to the connection"),
+                      ("POST", "Connection", "close", "belongs to the connection"), ("HEAD", "Content-Length", "5", nil)])
+    func framingFieldRefused(method: String, name: String, value: String, refusal: String?) throws {
+        // Given the rules kept in memory
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        let rule = MockRule(method: method, urlPattern: "http://app.test/items", headers: [.init(name: name, value: value)], body: Data("abc".utf8))
+        // When a rule with that field is added
+        do {
+            let added = try rules.add([rule])
+            // Then only a HEAD's length is kept, as given
+            #expect(refusal == nil && added[0].headers == [.init(name: name, value: value)])
+        } catch let KioskError.invalidRequest(message) {
+            // Then the others are refused, saying why, and nothing is kept
+            #expect(refusal.map { message.contains($0) } == true, "\(message)")
+            #expect(try rules.all().isEmpty)
+        }
+    }
 }
