@@ -26,6 +26,7 @@ extension ConsoleWords {
         any: "any",
         source: "Source",
         status: "Status",
+        httpProtocol: "Protocol",
         cacheDecision: "Cache decision",
         slowerThan: "Slower than (ms)",
         filter: "Filter",

@@ -26,6 +26,7 @@ extension ConsoleWords {
         any: "cualquiera",
         source: "Fuente",
         status: "Estado",
+        httpProtocol: "Protocolo",
         cacheDecision: "Decisión de caché",
         slowerThan: "Más lenta que (ms)",
         filter: "Filtrar",

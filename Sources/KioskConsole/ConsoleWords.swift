@@ -36,6 +36,8 @@ struct ConsoleWords: Sendable {
     let any: String
     let source: String
     let status: String
+    /// The protocol the upstream answered in, a fact of a request's page.
+    let httpProtocol: String
     let cacheDecision: String
     let slowerThan: String
     let filter: String

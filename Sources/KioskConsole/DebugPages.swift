@@ -359,7 +359,7 @@ enum DebugPages {
         var facts: [(String, String)] = [
             (w.source, record.source.map(context.sourceName) ?? "—"),
             (w.status, record.status.map(String.init) ?? (record.isAnsweredFromStore ? w.answeredFromStore : w.failed)),
-        ] + cacheFacts(record.cacheStatus, w)
+        ] + (record.httpVersion.map { [(w.httpProtocol, $0)] } ?? []) + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
         facts += phaseFacts(record.timings, w).compactMap { name, value in value.map { (name, milliseconds($0, w)) } }
         content.append(E.element("dl", [.class("facts")], [E.element("dt", [], [.text(w.started)]),

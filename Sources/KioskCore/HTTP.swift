@@ -310,6 +310,9 @@ public struct HTTPResponse: Sendable, Hashable {
     public var url: URL
     /// The phases the transport measured (time to first byte, download); nil when it measured none.
     public var timings: RequestTimings?
+    /// The protocol the upstream answered in (`HTTP/1.1`, `HTTP/2.0`, as mitmproxy writes it), as HAR and the console name it; nil for an
+    /// answer no upstream gave on the wire (a mock's, one from the store).
+    public var httpVersion: String?
     /// Whether it was made or changed at a debugger breakpoint: shown, but never written to the store.
     public var isEdited = false
     /// Whether the configured keys and the request's own secrets were already scrubbed from its headers

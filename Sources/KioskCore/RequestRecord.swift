@@ -172,6 +172,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     /// The mocks, rewrite rules and breakpoints that acted on the exchange (or matched and did not
     /// apply, with the reason), in the order they did; empty for an untouched exchange.
     public var touchedBy: [ExchangeTouch]
+    /// The protocol the upstream answered in (`HTTP/1.1`, `HTTP/2.0`, as mitmproxy writes it); nil when no upstream answered on the wire (a mock,
+    /// a stored answer, a failure) or the record is older than the field.
+    public var httpVersion: String?
 
     /// Whether the exchange is a tunnel (a CONNECT passed on unread) or a protocol switch (a WebSocket): bytes passed on,
     /// no request that could be sent again.

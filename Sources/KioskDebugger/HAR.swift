@@ -232,7 +232,7 @@ public enum HAR {
 
     struct Request: Encodable {
         let method, url: String
-        let httpVersion = "HTTP/1.1"
+        let httpVersion: String
         let cookies: [NameValue] = []
         let headers, queryString: [NameValue]
         let headersSize = -1
@@ -242,6 +242,7 @@ public enum HAR {
         init(_ record: RequestRecord) {
             method = record.method
             url = record.url
+            httpVersion = HAR.httpVersion(record)
             headers = record.requestHeaders.map { NameValue(name: $0.name, value: $0.value) }
             queryString = URLComponents(string: record.url)?.queryItems?.map { NameValue(name: $0.name, value: $0.value ?? "") } ?? []
             bodySize = HAR.sentLength(record.requestHeaders) ?? record.requestBody?.originalSize ?? 0
@@ -254,6 +255,10 @@ public enum HAR {
             }
         }
     }
+
+    /// The protocol of the exchange with the upstream as it was recorded (`HTTP/2.0` for an HTTP/2 upstream's), else
+    /// `HTTP/1.1`: what Kiosk speaks to apps and to upstreams by default, and what records older than the field had.
+    static func httpVersion(_ record: RequestRecord) -> String { record.httpVersion ?? "HTTP/1.1" }
 
     /// The length a message's `Content-Length` says was sent (HAR's `bodySize`: bytes on the wire, before redaction made
     /// the kept body longer or shorter); nil without one, or with one that is no length.
@@ -273,7 +278,7 @@ public enum HAR {
     struct Response: Encodable {
         let status: Int
         let statusText: String
-        let httpVersion = "HTTP/1.1"
+        let httpVersion: String
         let cookies: [NameValue] = []
         let headers: [NameValue]
         let content: Content
@@ -290,6 +295,7 @@ public enum HAR {
             status = record.status ?? 0
             _error = record.status == nil ? (record.error ?? "No response") : nil
             statusText = record.status.map { HTTPStatusText.phrase($0) } ?? ""
+            httpVersion = HAR.httpVersion(record)
             headers = record.responseHeaders.map { NameValue(name: $0.name, value: $0.value) }
             redirectURL = record.responseHeaders.first { $0.name.lowercased() == "location" }?.value ?? ""
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""

@@ -275,7 +275,7 @@ public final class CapturingTransport: HTTPTransport {
         let ruleFailed = response == nil && touches.contains { touch in
             if case .ruleFailed? = touch.phrase { true } else { false }
         }
-        return RequestRecord(
+        var record = RequestRecord(
             startedAt: startedAt.addingTimeInterval(-held), source: request.source, endpoint: request.endpoint, method: request.method,
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: requestBody,
@@ -290,6 +290,8 @@ public final class CapturingTransport: HTTPTransport {
                 ?? (ruleFailed ? CacheStatus(recordedAs: .edited, status: nil, isConditional: false, hasError: true)
                     : (error as? CacheMarkedFailure)?.cacheStatus),
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
+        record.httpVersion = response?.httpVersion
+        return record
     }
 
     private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {

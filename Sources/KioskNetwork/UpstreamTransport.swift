@@ -39,7 +39,7 @@ public struct TransportConfiguration: Sendable, Hashable {
         guard FileManager.default.isReadableFile(atPath: path) else { return "\(path) cannot be read" }
         guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
             // A DER file (what a browser's export and `kiosk proxy ca --der` write) says so by its bytes: how to convert it.
-            if (try? NIOSSLCertificate(file: path, format: .der)) != nil {
+            if (try? NIOSSLCertificate.fromDERFile(path)) != nil {
                 return "\(path) holds a DER certificate, not PEM: convert it with `openssl x509 -inform der -in \(path) -out ca.pem` "
                     + "and give ca.pem"
             }
@@ -300,6 +300,7 @@ public final class UpstreamTransport: HTTPTransport {
                                       body: response.body, url: request.url, timings: timings)
             answer.stream = response.stream
             answer.isSlowToEnd = response.slow
+            answer.httpVersion = "HTTP/\(response.head.version.major).\(response.head.version.minor)"
             return answer
         } catch is CancellationError {
             throw KioskError.cancelled

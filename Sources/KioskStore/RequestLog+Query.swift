@@ -27,7 +27,7 @@ extension RequestLog {
         logEntry.status, logEntry.decision, logEntry.queued, logEntry.connect, logEntry.firstByte,
         logEntry.download, logEntry.duration, logEntry.error, logEntry.requestBodySize,
         logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.cacheStatus,
-        logEntry.touchedBy, logEntry.dns, logEntry.tls
+        logEntry.touchedBy, logEntry.dns, logEntry.tls, logEntry.httpVersion
         """
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
@@ -182,11 +182,11 @@ extension RequestLog {
         var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
-            record.requestBody = CapturedBody(data: row[22] ?? Data(), originalSize: size)
+            record.requestBody = CapturedBody(data: row[23] ?? Data(), originalSize: size)
         }
         // A tunnel's (or a WebSocket's) size is the bytes it passed on unread: no body was captured, none is cut.
         if let size: Int = row[15], !record.isTunnel {
-            record.responseBody = CapturedBody(data: row[23] ?? Data(), originalSize: size)
+            record.responseBody = CapturedBody(data: row[24] ?? Data(), originalSize: size)
         }
         return record
     }
@@ -212,7 +212,7 @@ extension RequestLog {
             // A touch of a kind this version does not know leaves the list empty rather than the record out.
             touchedBy = (try? decoder.decode([ExchangeTouch].self, from: Data(json.utf8))) ?? []
         }
-        return RequestRecord(
+        var record = RequestRecord(
             id: row[0], startedAt: Date(timeIntervalSinceReferenceDate: row[1]), source: source,
             endpoint: row[3], method: row[4], url: row[5], requestHeaders: requestHeaders, status: row[6],
             responseHeaders: responseHeaders, error: row[13],
@@ -220,6 +220,8 @@ extension RequestLog {
                                     total: row[12]),
             // An empty value (a decision added later, when the log was upgraded) is read from the record.
             decision: decision, cacheStatus: CacheStatus(headerValue: row[18]), touchedBy: touchedBy, responseSize: row[15])
+        record.httpVersion = row[22]
+        return record
     }
 
     /// A record's Cache-Status outcome (`hit`, `fwd=miss`...: what follows `Kiosk;` up to the next `;`),

@@ -107,6 +107,10 @@ extension RequestLog {
                 CREATE INDEX logEntryHiddenStatus ON logEntry(\(forwardedStatusExpression)) WHERE \(hiddenStatusCondition)
                 """)
         }
+        migrator.registerMigration("v12: the upstream's protocol") { db in
+            // `HTTP/1.1`, `HTTP/2.0`… as the upstream answered (NULL: no upstream answered on the wire, or not recorded).
+            try db.alter(table: "logEntry") { t in t.add(column: "httpVersion", .text) }
+        }
         return migrator
     }()
 

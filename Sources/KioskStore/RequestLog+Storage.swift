@@ -17,8 +17,9 @@ extension RequestLog {
         INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
                               queued, connect, firstByte, download, duration, error,
                               requestBodySize, responseBodySize, requestTextLength, responseTextLength,
-                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy, bodyID, dns, tls)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy, bodyID, dns, tls,
+                              httpVersion)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
@@ -107,6 +108,7 @@ extension RequestLog {
                 values.bind(bodyID)
                 values.bind(record.timings.dns)
                 values.bind(record.timings.tls)
+                values.bind(record.httpVersion)
             }
             lastID = db.lastInsertedRowID
             addedBytes += Int64(byteCount)

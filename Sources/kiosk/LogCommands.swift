@@ -202,7 +202,8 @@ struct LogCommand: AsyncParsableCommand {
             "Started:   \(record.startedAt.formatted(.iso8601))",
             "Source:    \(record.source?.rawValue ?? "—")  endpoint \(record.endpoint)",
             "Status:    \(record.status.map(String.init) ?? (record.isAnsweredFromStore ? "answered from the store, no upstream request" : "failed"))"
-                + (record.error.map { "  error: \($0)" } ?? ""),
+                + (record.error.map { "  error: \($0)" } ?? "")
+                + (record.httpVersion.map { "  over \($0)" } ?? ""),
             "Decision:  \(record.decision.rawValue)",
             "Cache-Status: \(record.cacheStatus.headerValue)",
             "Timings:   " + timings(record.timings),

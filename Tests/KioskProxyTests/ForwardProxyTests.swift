@@ -81,6 +81,8 @@ struct ForwardProxyTests {
             #expect(record.source == nil)
             #expect(record.method == "GET" && record.status == 200)
             #expect(record.url == upstream.url("/echo?page=2"))
+            // (in the protocol its HTTP/1.1 upstream answered in)
+            #expect(record.httpVersion == "HTTP/1.1")
             let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
             #expect(!text.contains("app-secret-token") && !text.contains("app-secret-cookie"))
         }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KioskCore
+import KioskDebugger
 import KioskNetwork
 import KioskProxy
 import NIOCore
@@ -39,6 +40,12 @@ struct UpstreamProtocolTests {
                 #expect(record?.status == 200, "\(path)")
                 // (with the fields the upstream sent: HTTP/2 has no Transfer-Encoding, which NIO's codec adds to a head without a length)
                 #expect(record?.responseHeaders.contains { $0.name.lowercased() == "transfer-encoding" } == false, "\(record?.responseHeaders ?? [])")
+                // (and the protocol the upstream spoke, which the log keeps and an HTTP Archive says, as mitmproxy writes it)
+                #expect(record?.httpVersion == "HTTP/2.0")
+                let har = try JSONSerialization.jsonObject(with: HAR.export(record.map { [$0] } ?? [])) as? [String: Any]
+                let entry = ((har?["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first
+                #expect((entry?["response"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2.0")
+                #expect((entry?["request"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2.0")
             }
         }
     }

@@ -51,6 +51,22 @@ struct ConsoleListTests {
         #expect(cut.contains(ConsoleWords.english.decodedShownFirst(1 << 20)) && cut.utf8.count < 8 << 20, "\(cut.utf8.count)")
     }
 
+    @Test("A request's page says the protocol its upstream answered in, among its facts, and nothing of one when none answered on the wire")
+    func protocolFact() {
+        // Given an exchange an HTTP/2 upstream answered, and one a mock answered
+        var wire = RequestRecord(id: 8, startedAt: Date(timeIntervalSince1970: 0), source: nil, endpoint: "app.test", method: "GET",
+                                 url: "https://app.test/h2", status: 200, timings: RequestTimings(total: 0.01), decision: .network)
+        wire.httpVersion = "HTTP/2.0"
+        var mocked = wire
+        mocked.httpVersion = nil
+        let context = ViewContext(language: .es, csrfToken: "t", path: "/debug/requests/8", catalogs: Catalogs(sources: []))
+        // When their pages are drawn, in Spanish
+        let pages = [wire, mocked].map { DebugPages.request($0, context: context).rendered }
+        // Then the first says it in the page's words, the other says no protocol
+        #expect(pages[0].contains("<dt>Protocolo</dt><dd>HTTP/2.0</dd>"), "\(pages[0])")
+        #expect(!pages[1].contains("Protocolo"))
+    }
+
     @Test("A row is the method and path with the host apart, then status, type, size, time (UTC until the script says it locally) and duration")
     func rowColumns() async throws {
         try await withWeb { harness, client in
