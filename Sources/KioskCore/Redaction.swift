@@ -67,7 +67,7 @@ public struct Redactor: Sendable, Hashable {
     /// hourly): they say nothing of who asks, and counted as identities they would keep every request from matching any
     /// answer stored before (offline after a relaunch, nothing would be found).
     public static func isIdentityField(_ name: String) -> Bool {
-        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature")
+        standard.namesSecretHeader(name) && !notIdentity.contains(name) && secretWord(ofHeader: name)?.hasSuffix("signature") != true
             && !madeAnewOften.contains(name) && !name.hasSuffix("session-id") && !name.hasSuffix("sessionid")
     }
 
@@ -350,30 +350,43 @@ public struct Redactor: Sendable, Hashable {
         return result + rest
     }
 
-    /// `name=value&…` (a query, a form) with the values of secret names replaced; nil when it names no secret.
+    /// `name=value&…` (a query, a form) with the values of secret names replaced, each separator kept as written; nil when
+    /// it names no secret.
     private func redactPairs(_ text: Substring) -> String? {
         let pairs = Self.pairs(text)
         guard pairs.contains(where: namesSecret) else { return nil }
-        return pairs.map { pair -> String in
-            guard namesSecret(pair) else { return String(pair) }
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for pair in pairs {
+            // The separator before it, as written (`&`, or the `;` some servers also split on).
+            if pair.startIndex > text.startIndex { result.append(Character(Unicode.Scalar(text.utf8[text.utf8.index(before: pair.startIndex)]))) }
+            guard namesSecret(pair) else {
+                result += pair
+                continue
+            }
             let name = pair.utf8.firstIndex(of: UInt8(ascii: "=")).map { pair[..<$0] } ?? pair
-            return "\(name)=\(Self.placeholder)"
-        }.joined(separator: "&")
+            result += "\(name)=\(Self.placeholder)"
+        }
+        return result
     }
 
-    /// `name=value&…` cut at each `&` byte, empty pieces kept. By bytes, as a server reads a query or a form: splitting
-    /// the text's characters (each found by Unicode's grapheme rules) was most of the time the request log's writer
-    /// spent redacting a captured URL.
+    /// `name=value&…` cut at each `&` byte, and at each `;` (which some servers split a query on as well: a secret after
+    /// one reaches them), empty pieces kept. By bytes, as a server reads a query or a form: splitting the text's
+    /// characters (each found by Unicode's grapheme rules) was most of the time the request log's writer spent redacting
+    /// a captured URL.
     private static func pairs(_ text: Substring) -> [Substring] {
-        text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
+        text.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }.map { Substring($0) }
     }
 
     /// A body as the log, a page or an export may keep it: every secret value replaced (`scrub`), and the values of secret
     /// fields when `contentType` says it is a form (`application/x-www-form-urlencoded`: an OAuth token request's
     /// `refresh_token`, a login's `password`) or JSON (a login's `{"password": …}`, an OAuth token answer's
-    /// `access_token`); a body naming neither is returned as it is.
+    /// `access_token`), and in any text the secrets it spells out (`redactingTextSecrets`: an address's `?api_key=…`, a
+    /// JSON Web Token); a body naming none is returned as it is.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
-        scrub(redactFields(body, contentType: contentType))
+        let type = contentType?.lowercased() ?? ""
+        let fields = redactFields(body, contentType: contentType)
+        return scrub(Self.readsAsText(type) ? redactingTextSecrets(fields) : fields)
     }
 
     /// `redactBody` of a body sent in `contentEncoding` (its `Content-Encoding` field): one in a coding Kiosk reads
@@ -478,7 +491,7 @@ public struct Redactor: Sendable, Hashable {
     }
 
     /// `body` with each of `ranges` (offsets, in order, apart) replaced by the placeholder; nil when there are none.
-    private static func replacing(_ ranges: [Range<Int>], in body: Data) -> Data? {
+    static func replacing(_ ranges: [Range<Int>], in body: Data) -> Data? {
         guard !ranges.isEmpty else { return nil }
         var result = Data()
         result.reserveCapacity(body.count)
@@ -546,7 +559,7 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether the query item `pair` (`name=value`) is a secret: its name, decoded as a form's field name and
     /// lowercased, is one of `queryItems`.
-    private func namesSecret(_ pair: Substring) -> Bool {
+    func namesSecret(_ pair: Substring) -> Bool {
         let name = pair.utf8.prefix { $0 != UInt8(ascii: "=") }
         // A name of ASCII without escapes (nearly every one) is lowercased byte by byte: Foundation's percent-decoding
         // and Unicode lowercasing cost more than the rest of capturing an exchange's URL. Any other name takes them, as
@@ -557,8 +570,9 @@ public struct Redactor: Sendable, Hashable {
         }
         let raw = String(Substring(name))
         // Spaces around the name (`+token`) are trimmed: a server may trim them too.
+        // So are control characters (`apikey%00`), which a server may drop as well.
         let decoded = (raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased()
-            .trimmingCharacters(in: .whitespaces)
+            .trimmingCharacters(in: .whitespaces.union(.controlCharacters))
         // A form's array or map field (`token[]`, `user[password]`: PHP's and Rails' spelling) is a secret when its name
         // or a key inside its brackets is.
         let secret = { (name: String) in queryItems.contains(name) || JSONFields.endsInSecretWord(JSONFields.normalized(name)) }
@@ -567,22 +581,48 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether a header field of this name (lowercased) holds a secret: one of `headers`, or a name whose last word
     /// says so (`Secret`, `X-Secret`, `X-Client-Secret`, `CF-Access-Client-Secret`, `X-Auth-Password`, `X-Request-Signature`,
-    /// `X-Shop-Api-Key`): an app's own credential headers are seldom on any list.
+    /// `X-Hub-Signature-256`, `X-Authorization`, `X-CSRFToken`, `X-Shop-Api-Key`, `X-Secret-Key`, `X-AccessKey`): an app's own
+    /// credential headers are seldom on any list.
     public func namesSecretHeader(_ name: String) -> Bool {
         if headers.contains(name) { return true }
         // Underscores for hyphens (`access_token`, `X_API_KEY`: nginx drops such fields by default, but an app's own server
         // may take them, and they are sent) name the same secrets.
         if name.utf8.contains(UInt8(ascii: "_")) { return namesSecretHeader(name.replacingOccurrences(of: "_", with: "-")) }
-        let lastWord = name.utf8.lastIndex(of: UInt8(ascii: "-")).map { name[name.utf8.index(after: $0)...] } ?? Substring(name)
-        return Self.secretLastWords.contains(String(lastWord)) || Self.secretEndings.contains { name.hasSuffix($0) }
-            || Self.secretNames.contains(name)
+        return Self.secretEndings.contains { name.hasSuffix($0) } || Self.secretNames.contains(name)
+            || Self.secretWord(ofHeader: name) != nil
+    }
+
+    /// The word of a header's name (lowercased, hyphenated) that says it holds a secret, nil when none does: its last word
+    /// (before a number, as `X-Hub-Signature-256`'s digest size) when that is a secret's word or ends in one (`csrftoken`,
+    /// `clientsecret`), or is a key no ordinary field names (`X-Secret-Key`, `X-Key`, `X-AccessKey`; not `Idempotency-Key`).
+    static func secretWord(ofHeader name: String) -> Substring? {
+        var words = name.split(separator: "-")
+        if words.count > 1, words.last?.allSatisfy(\.isNumber) == true { words.removeLast() }
+        guard let last = words.last else { return nil }
+        if secretLastWords.contains(String(last)) || secretWordEndings.contains(where: { last.hasSuffix($0) }) { return last }
+        if last == "key" {
+            return words.count > 1 && ordinaryKeys.contains(String(words[words.count - 2])) ? nil : last
+        }
+        // A compound ending in "key" (`accesskey`) says so only after a credential's word: `monkey` and `hotkey` do not.
+        return last.hasSuffix("key") && keyCompounds.contains(String(last.dropLast(3))) ? last : nil
     }
 
     /// The last words of a header's name that make it a secret's (`X-Auth`, `X-Supabase-Auth` carry tokens as well).
-    private static let secretLastWords: Set<String> = ["token", "secret", "password", "passwd", "signature", "apikey", "credential",
-                                                       "auth", "authentication", "sessionid"]
-    /// The endings of a header's name that make it a secret's (`-key` alone would take `Idempotency-Key` and
-    /// `Sec-WebSocket-Key`): Azure API Management's `Ocp-Apim-Subscription-Key`, a session's id (`X-Session-Id`).
+    private static let secretLastWords: Set<String> = ["auth", "authentication", "credentials"]
+    /// The endings of a header's last word that make it a secret's, a word of its own or a compound's end (`csrftoken`).
+    private static let secretWordEndings = ["token", "secret", "password", "passwd", "signature", "apikey", "credential", "sessionid",
+                                            "authorization"]
+    /// The words before `Key` that make it an ordinary field (`Sec-WebSocket-Key`, a handshake's nonce; `Idempotency-Key`,
+    /// a retry's id; a cache's or a queue's key): any other key is taken for a credential's.
+    private static let ordinaryKeys: Set<String> = ["idempotency", "websocket", "cache", "public", "partition", "routing", "sort",
+                                                    "dedup", "dedupe", "deduplication", "correlation", "trace", "request", "event",
+                                                    "message", "object", "primary", "lookup", "group", "batch"]
+    /// The words that, written together with `key` (`X-AccessKey`, `X-MasterKey`), make it a credential's.
+    private static let keyCompounds: Set<String> = ["access", "secret", "private", "master", "client", "consumer", "license", "licence",
+                                                    "subscription", "app", "auth", "account", "admin", "service", "signing",
+                                                    "encryption", "session", "upload", "rapidapi", "partner", "merchant"]
+    /// The endings of a header's name that make it a secret's: Azure API Management's `Ocp-Apim-Subscription-Key`, a
+    /// session's id (`X-Session-Id`).
     private static let secretEndings = ["-api-key", "subscription-key", "session-id"]
     /// Credential headers named otherwise: an OAuth DPoP proof (RFC 9449), Firebase's App Check token, Azure Functions'
     /// key.

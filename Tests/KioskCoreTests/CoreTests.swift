@@ -445,7 +445,11 @@ struct CoreTests {
                       ("Sec-WebSocket-Key", false), ("Idempotency-Key", false), ("X-Token-Expires", false), ("Secret", true),
                       ("X-Secretary", false), ("Ocp-Apim-Subscription-Key", true), ("X-Auth", true), ("Authentication", true),
                       ("X-Supabase-Auth", true), ("X-Session-Id", true), ("DPoP", true), ("X-Firebase-AppCheck", true),
-                      ("X-Author", false), ("X-Request-Id", false)])
+                      ("X-Author", false), ("X-Request-Id", false), ("X-Authorization", true), ("X-Secret-Key", true),
+                      ("X-Private-Key", true), ("X-Access-Key", true), ("X-Master-Key", true), ("X-RapidAPI-Key", true),
+                      ("X-Consumer-Key", true), ("X-Client-Key", true), ("X-Upload-Key", true), ("X-Key", true),
+                      ("X-Hub-Signature-256", true), ("X-CSRFToken", true), ("X-AccessKey", true), ("X-Cache-Key", false),
+                      ("X-Idempotency-Key", false), ("X-Monkey", false), ("Keep-Alive", false), ("X-Public-Key", false)])
     func redactsHeadersNamedAsSecrets(name: String, secret: Bool) {
         // Given a request sending a value under that name
         let fields: HTTPHeaderFields = [name: "value-1234567", "Accept": "*/*"]
@@ -456,6 +460,38 @@ struct CoreTests {
         #expect(redacted[name] == (secret ? Redactor.placeholder : "value-1234567"))
         #expect(hidden.contains("value-1234567") == secret)
         #expect(redacted["Accept"] == "*/*")
+    }
+
+    @Test("Secrets a body's text spells out are hidden: a key in an address's query or fragment, however short, after `;` or Go's \\u0026, a text form's token, a JSON Web Token under any name; ordinary text and pictures are kept",
+          arguments: [
+            (#"{"next":"http://a.example/?api_key=BODYURL90&x=1"}"#, "application/json", #"{"next":"http://a.example/?api_key=<redacted>&x=1"}"#),
+            (#"{"link":"https://a.example/cb#access_token=FRAG91&state=s"}"#, "application/json", #"{"link":"https://a.example/cb#access_token=<redacted>&state=s"}"#),
+            (#"{"path":"/echo?token=ABCDF"}"#, "application/json", #"{"path":"/echo?token=<redacted>"}"#),
+            (#"{"u":"https:\/\/a.example\/?x=1\u0026apikey=GOAMP7"}"#, "application/json", #"{"u":"https:\/\/a.example\/?x=1\u0026apikey=<redacted>"}"#),
+            ("x=1;api_key=SEMI39", "text/plain", "x=1;api_key=<redacted>"),
+            ("token=PLAINTOKEN46", "text/plain", "token=<redacted>"),
+            (#"<a href="/logout?session=S1&amp;next=/">out</a>"#, "text/html", #"<a href="/logout?session=<redacted>&amp;next=/">out</a>"#),
+            (#"{"data":"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJKV1RPTkxZMzAifQ.JWTONLYSIG30abcdefghijk"}"#, "application/json", #"{"data":"<redacted>"}"#),
+            ("Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. was sent", "text/plain", "Bearer <redacted> was sent"),
+            (#"{"q":"see code=42; key ideas","Jeyes":"eyJust a word"}"#, "application/json", #"{"q":"see code=42; key ideas","Jeyes":"eyJust a word"}"#),
+            ("?api_key=PICTURE", "image/png", "?api_key=PICTURE"),
+          ])
+    func redactsSecretsWrittenInText(body: String, type: String, expected: String) {
+        // Given a body of that type holding it
+        // When it is redacted for the log
+        let redacted = String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: type), as: UTF8.self)
+        // Then the secret is replaced where it stands, the rest kept as written
+        #expect(redacted == expected)
+    }
+
+    @Test("A query item after `;`, or named with a control character, is hidden in a URL as after `&`, each separator kept")
+    func redactsOddQuerySpellings() {
+        // Given URLs spelling a key's item in ways some servers still read
+        let urls = ["http://app.test/a?x=1;api_key=SEMI39&y=2", "http://app.test/a?apikey%00=SECRETNUL22&y=2"]
+        // When they are redacted
+        let redacted = urls.map { Redactor.standard.redact(URL(string: $0)!) }
+        // Then the values are hidden, and the rest is as written
+        #expect(redacted == ["http://app.test/a?x=1;api_key=<redacted>&y=2", "http://app.test/a?apikey%00=<redacted>&y=2"])
     }
 
     @Test("A bearer token sent as a WebSocket subprotocol (Kubernetes' form, or a JWT alone) is hidden, the other subprotocols kept")

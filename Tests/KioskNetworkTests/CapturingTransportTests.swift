@@ -185,28 +185,34 @@ struct CapturingTransportTests {
         #expect(bodies[3] == bodies[0], "\(bodies[3])")
     }
 
-    @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a body that is neither is kept")
+    @Test("A form body's secret fields, the same pairs sent as plain text, and the query secrets of a Location are redacted at capture; text naming no secret is kept")
     func formBodiesAndLocations() async throws {
         // Given an OAuth token request as a form, answered with a redirect whose Location carries a token
         let upstream = ScriptedTransport([.respond(302, headers: ["Location": "/next?token=LOCSECRET&step=2"]),
-                                          .respond(200)])
+                                          .respond(200), .respond(200)])
         let sink = RecordSink()
         let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
         let url = URL(string: "https://auth.example/token")!
         let form = "grant_type=refresh_token&refresh_token=BODYSECRET&user%5Bpassword%5D=PW&scope=read"
         _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
                                                body: Data(form.utf8), endpoint: "auth"))
-        // And the same text sent as plain text, which is not a form
+        // And the same text sent as plain text (a beacon's form), and plain text naming no secret
         _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "text/plain"],
                                                body: Data(form.utf8), endpoint: "auth"))
+        let plain = "grant_type=client_credentials&scope=read, see code=42 in the docs"
+        _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "text/plain"],
+                                               body: Data(plain.utf8), endpoint: "auth"))
         // Then the form's secret fields are replaced, bracketed ones too, and the rest kept in order
         let records = sink.all
         #expect(String(decoding: try #require(records.first?.requestBody).data, as: UTF8.self)
                 == "grant_type=refresh_token&refresh_token=<redacted>&user%5Bpassword%5D=<redacted>&scope=read")
         // And the Location's token is replaced
         #expect(records.first?.responseHeaders.first { $0.name == "Location" }?.value == "/next?token=<redacted>&step=2")
-        // And a body that does not say it is a form or JSON is kept as it came
-        #expect(String(decoding: try #require(records.last?.requestBody).data, as: UTF8.self) == form)
+        // And the plain text's pairs are hidden as the form's are, though it does not say it is one
+        #expect(String(decoding: try #require(records.dropLast().last?.requestBody).data, as: UTF8.self)
+                == "grant_type=refresh_token&refresh_token=<redacted>&user%5Bpassword%5D=<redacted>&scope=read")
+        // And text naming no secret is kept as it came (`code` is one only as a pair's name in a query or a form)
+        #expect(String(decoding: try #require(records.last?.requestBody).data, as: UTF8.self) == plain)
     }
 
     @Test("A streamed answer's time after its head is its download, not a wait before the exchange")
