@@ -98,7 +98,7 @@ final class ResponseCollector: Sendable {
         var delivered = false
         /// How the client said the request failed, before it was put in words.
         var failure: (any Error)?
-        /// The timer that streams a body of unknown length not ended `slowBodyDelay` after its head (see `didReceiveHead`).
+        /// The timer that streams a body not ended `slowBodyDelay` after its head (see `didReceiveHead`).
         var slowBodyTimer: Scheduled<Void>?
         /// The exchange's one timer (see `watch`), and whether the exchange ended, after which none is armed again.
         var watchdog: Scheduled<Void>?
@@ -114,10 +114,10 @@ final class ResponseCollector: Sendable {
         var lastActivity = NIODeadline.now()
     }
 
-    /// How long after its head a body of unknown length (chunked, or until the connection closes) may take before it is
-    /// streamed rather than held (`TransportConfiguration.slowBodyDelay`): an endless feed (NDJSON, a token stream, a
-    /// long poll's drip) would otherwise never reach the app, while a whole answer merely chunked ends well within it and
-    /// is held (and so can be paused and rewritten).
+    /// How long after its head a body may take before it is streamed rather than held
+    /// (`TransportConfiguration.slowBodyDelay`): an endless feed (NDJSON, a token stream, a long poll's drip), or a body
+    /// of declared length that comes slowly or stalls, would otherwise not reach the app (an app's read timeout ends it
+    /// first), while a whole answer ends well within it and is held (and so can be paused and rewritten).
     private let slowBodyDelay: TimeAmount
 
     /// Media types whose bodies are streams by design, passed on from their head like `text/event-stream`.
@@ -145,7 +145,7 @@ final class ResponseCollector: Sendable {
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
     /// of its body streaming — as is one `budget` has no room for. `ready` gets the whole answer otherwise (from
-    /// `deliver`); a body of unknown length not ended `slowBodyDelay` after its head streams. `progress` is told of the
+    /// `deliver`); a body not ended `slowBodyDelay` after its head streams. `progress` is told of the
     /// head and each part of the body as they come.
     init(limit: Int, streams: Bool, budget: HeldBodies? = nil, slowBodyDelay: TimeAmount = .seconds(1), url: URL,
          progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
@@ -317,7 +317,9 @@ final class ResponseCollector: Sendable {
         let mediaType = head.headers.first(name: "content-type").map(HTTPSyntax.mediaType)
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
             startStreaming(exchange)
-        } else if length == nil, head.status.mayHaveResponseBody {
+        } else if length != 0, head.status.mayHaveResponseBody {
+            // (A declared length too: an upstream that sends its body slowly, or stops halfway, would otherwise hold the
+            // app's first byte until its end, past an app's read timeout, or for ever.)
             let timer = loop.scheduleTask(in: slowBodyDelay) { [self] in _ = streamHeld(exchange, slow: true) }
             state.withLock { $0.slowBodyTimer = timer }
         }

@@ -30,7 +30,7 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var additionalTrustRoots: [String] = []
     /// How long a connection to an upstream is kept open with nothing to carry, HTTP/1.1 or HTTP/2: 60 s.
     public var idleTimeout: Duration = .seconds(60)
-    /// For a proxy (`passesThrough`): how long after its head a body of unknown length may take to end before it is
+    /// For a proxy (`passesThrough`): how long after its head a body (of declared length or not) may take to end before it is
     /// streamed on rather than held whole (see `ResponseCollector`): 1 s.
     public var slowBodyDelay: Duration = .seconds(1)
 

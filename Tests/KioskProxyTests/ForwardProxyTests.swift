@@ -288,22 +288,23 @@ struct ForwardProxyTests {
         }
     }
 
-    @Test("An answer whose body stops halfway is a 504 saying how much of it came, not that the upstream never answered")
+    @Test("An answer whose body stops halfway reaches the app as far as it came, its head at once, and is cut at the timeout; the log says how much came")
     func stalledBodySaysSo() async throws {
-        // Given an upstream that sends a 100,000-byte answer's head and first 10,000 bytes, then nothing, and a 1 s timeout
+        // Given an upstream that sends a 100,000-byte answer's head and first 10,000 bytes, then nothing, and a 3 s timeout
         let upstream = try await LoopbackServer.start { channel in
             try channel.pipeline.syncOperations.addHandler(SlowAnswer(size: 100_000, first: 10_000, letGo: { false }))
         }
-        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(1) }) { proxy, upstream in
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(3) }) { proxy, upstream in
             // When an app asks for it
-            let answer = try await proxy.send(.GET, upstream.url("/download"))
-            // Then it gets a 504 that says the answer began and stopped, in the log too
-            #expect(answer.status == .gatewayTimeout, "\(answer.status)")
-            #expect(answer.text.contains("sent the head of its answer") && answer.text.contains("10000 of 100000 bytes of its body, and not the rest within 1 s"),
-                    "\(answer.text)")
+            let answer = try await proxy.read(upstream.url("/download"))
+            // Then it gets the head and the 10,000 bytes about a second in (not at the end, which never comes: an app's
+            // read timeout would end it first), then the connection closes short of the declared length
+            #expect(answer.head?.status == .ok && answer.head?.headers["Content-Length"] == ["100000"], "\(String(describing: answer.head))")
+            #expect(try #require(answer.headAfter) < .seconds(3))
+            #expect(answer.body.count == 10_000 && !answer.ended, "\(answer.body.count) \(answer.ended)")
+            // And the log says the answer began and stopped, and how much of it came
             let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/download") })
-            #expect(record.error?.contains("sent its answer's head and 10000 of 100000 bytes of its body, not the rest in time") == true,
-                    "\(String(describing: record.error))")
+            #expect(record.error?.contains("10000 of 100000 bytes") == true, "\(String(describing: record.error))")
         }
     }
 

@@ -276,6 +276,39 @@ struct ProxyHarness {
         }
     }
 
+    /// An answer as an app reads it to its end or to the proxy's close: its head (nil if none came) and when it came, the
+    /// body's bytes that came, and whether the answer ended whole (false: the connection closed first, or an error).
+    struct ReadAnswer {
+        let head: HTTPResponseHead?
+        let headAfter: Duration?
+        let body: Data
+        let ended: Bool
+    }
+
+    /// Sends a GET for `url` on a new connection and reads what comes (see `ReadAnswer`), never throwing for a cut.
+    func read(_ url: String) async throws -> ReadAnswer {
+        let started = ContinuousClock.now
+        return try await connect().executeThenClose { inbound, outbound in
+            var fields = HTTPHeaders()
+            if let components = URLComponents(string: url), let host = components.host {
+                fields.add(name: "Host", value: host + (components.port.map { ":\($0)" } ?? ""))
+            }
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: url, headers: fields)))
+            try await outbound.write(.end(nil))
+            var head: HTTPResponseHead?, headAfter: Duration?, received = ByteBuffer()
+            do {
+                for try await part in inbound {
+                    switch part {
+                    case .head(let value): (head, headAfter) = (value, ContinuousClock.now - started)
+                    case .body(var chunk): received.writeBuffer(&chunk)
+                    case .end: return ReadAnswer(head: head, headAfter: headAfter, body: Data(received.readableBytesView), ended: true)
+                    }
+                }
+            } catch {}
+            return ReadAnswer(head: head, headAfter: headAfter, body: Data(received.readableBytesView), ended: false)
+        }
+    }
+
     /// A new HTTP/1.1 client connection to the proxy's listener, as an app with the proxy set opens one.
     func connect() async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskProxy
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Testing
 
@@ -172,17 +173,49 @@ struct SlowUpstreamTests {
         }
     }
 
-    @Test("An answer that goes quiet after its head ends in a 504 once nothing came for the timeout")
+    @Test("An answer that goes quiet after its head reaches the app as far as it came, and is cut once nothing came for the timeout, not a hang")
     func stalledBodyTimesOut() async throws {
         // Given a request timeout of 3 s, and an upstream that sends 2 bytes of 8 and then nothing
         let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(50), stallAfter: 2)
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(3) }) { proxy, upstream in
             // When the app asks for it through the proxy
             let started = ContinuousClock.now
-            let reply = try await proxy.send(.GET, upstream.url("/stalls"))
-            // Then it gets a 504 after about the timeout, not a hang
-            #expect(reply.status == .gatewayTimeout, "\(reply.status) \(reply.text)")
+            let reply = try await proxy.read(upstream.url("/stalls"))
+            // Then it gets the head and the 2 bytes, and then its connection is closed short of the end after about the
+            // timeout, not left hanging
+            #expect(reply.head?.status == .ok && reply.body == Data("ab".utf8) && !reply.ended, "\(String(describing: reply.head)) \(reply.body)")
             #expect(ContinuousClock.now - started < .seconds(30))
+        }
+    }
+
+    @Test("An app that gives up on an answer of declared length still dripping in gets its head at once, and its connection is let go when it closes")
+    func abandonedDripIsLetGo() async throws {
+        // Given an upstream sending a 1,000-byte body a byte every 200 ms (200 s in all, bytes always coming)
+        let upstream = try await TricklingUpstream.start(body: String(repeating: "d", count: 1000), interval: .milliseconds(200))
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When an app asks for it, reads the head and a first byte, and closes its connection
+            let started = ContinuousClock.now
+            let head = try await proxy.connect().executeThenClose { inbound, outbound in
+                let host = "127.0.0.1:\(upstream.port)"
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: upstream.url("/drip"),
+                                                               headers: ["Host": host])))
+                try await outbound.write(.end(nil))
+                var head: HTTPResponseHead?
+                for try await part in inbound {
+                    if case .head(let value) = part { head = value }
+                    if case .body = part { break }
+                }
+                return head
+            }
+            // Then the head came within seconds, not at the body's end
+            #expect(head?.status == .ok && ContinuousClock.now - started < .seconds(10))
+            // And the proxy lets the app's connection go, rather than holding it while the upstream drips on
+            var open = proxy.meter.snapshot.openConnections
+            for _ in 0..<250 where open != 0 {
+                try await Task.sleep(for: .milliseconds(40))
+                open = proxy.meter.snapshot.openConnections
+            }
+            #expect(open == 0)
         }
     }
 
