@@ -137,7 +137,7 @@ enum ConsoleRoute: Sendable, Hashable {
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
         case mocks, mock, saveMock, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache, proxyCacheEntry
-        case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
+        case loginForm, login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused, apiInFlight
         case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy, apiProxyCache, apiSwitchProxyCache
 
@@ -173,7 +173,7 @@ enum ConsoleRoute: Sendable, Hashable {
             case .proxyCertificate: "/debug/proxy/{file}"
             case .events: "/debug/events"
             case .har: "/debug/har"
-            case .login: "/debug/login"
+            case .loginForm, .login: "/debug/login"
             case .replay: "/debug/requests/{id}/replay"
             case .mockFrom: "/debug/requests/{id}/mock"
             case .breakpoint: "/debug/breakpoints/{endpoint}"

@@ -17,6 +17,8 @@ struct DebugController: Sendable {
     /// form's target, `/debug/login`, is outside it (it is how a locked browser gets in).
     func register(on router: Router<WebRequestContext>) {
         router.on(.login) { request, context in try await access.login(request, context: context) }
+        // The form's address opened or bookmarked: the console, which asks for the token when it is locked.
+        router.on(.loginForm) { _, _ in WebController.seeOther(ConsoleRoute.requests.path) }
         let debug = router.group().add(middleware: DebugAccessMiddleware(access: access))
         debug.on(.requests) { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)

@@ -12,7 +12,7 @@ struct ConsoleRouteTableTests {
         (.requests, .requests), (.request(7), .request), (.compose(7), .composeForm), (.compose(7), .compose), (.diff, .diff),
         (.insights, .insights), (.endpoints, .endpoints), (.paused, .paused), (.pausedExchange(3), .pausedExchange),
         (.pausedExchange(3), .decide), (.mocks, .mocks), (.mock(4), .mock), (.mock(4), .saveMock), (.rules, .rules), (.rules, .saveNewRule), (.newRule, .newRule),
-        (.rule(2), .rule), (.rule(2), .saveRule), (.events, .events), (.har, .har), (.login, .login), (.replay(7), .replay),
+        (.rule(2), .rule), (.rule(2), .saveRule), (.events, .events), (.har, .har), (.login, .loginForm), (.login, .login), (.replay(7), .replay),
         (.mockFrom(7), .mockFrom), (.breakpoint(endpoint: "rickandmorty.characters"), .breakpoint),
         (.breakpoint(endpoint: "a b/c"), .breakpoint), (.apiRequests, .apiRequests), (.apiRequest(7), .apiRequest),
         (.apiResend(7), .apiResend), (.apiInsights, .apiInsights), (.apiEndpoints, .apiEndpoints), (.apiPaused, .apiPaused), (.apiInFlight, .apiInFlight),

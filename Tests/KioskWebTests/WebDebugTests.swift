@@ -137,6 +137,9 @@ struct WebDebugTests {
                 let page = try await client.get("/debug")
                 #expect(page.status == .forbidden)
                 #expect(page.body.contains("action=\"/debug/login\""))
+                // (and the form's own address, opened or bookmarked, leads to it rather than to a 404)
+                let bookmarked = try await client.get("/debug/login")
+                #expect(bookmarked.status == .seeOther && bookmarked.header("Location") == "/debug")
                 let csrf = try issuedToken(page)
                 // And a wrong token is refused, the right one sets a session cookie and opens the console
                 let wrong = try await client.post("/debug/login", form: [("csrf", csrf), ("token", "nope")], cookie: csrf)
