@@ -205,6 +205,11 @@ public struct HTTPRequest: Sendable, Hashable {
         self.secrets = secrets
     }
 
+    /// Whether a layer above wants the answer's body whole to act on (a response breakpoint, a rule's JSON Patch): a body
+    /// of declared length within the buffer limit is then held however slowly it comes, rather than streamed on after a
+    /// second (`TransportConfiguration.slowBodyDelay`), which neither could act on.
+    public var holdsWholeAnswer = false
+
     /// Whether repeating the request is harmless (GET/HEAD), so it may be retried and coalesced.
     public var isIdempotent: Bool { method == "GET" || method == "HEAD" }
 
@@ -330,7 +335,7 @@ public struct HTTPResponse: Sendable, Hashable {
         set { streaming = Riding(value: newValue) }
     }
     private var streaming = Riding<BodyStream>(value: nil)
-    /// Whether `stream` carries the body only because it was slow to end (no length, not ended a second after its head),
+    /// Whether `stream` carries the body only because it was slow to end (not ended a second after its head),
     /// not because it is an event stream or past the buffer limit: whole, it is an answer like any held one (a cache
     /// may keep it once it ends).
     public var isSlowToEnd = false

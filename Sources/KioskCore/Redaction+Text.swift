@@ -7,11 +7,22 @@ import Glibc
 // with a key in their query (`{"next": "https://api.example/?api_key=…"}`, an echoed `/echo?token=…`), a text form
 // (`token=…` sent as text/plain), and JSON Web Tokens under any name.
 extension Redactor {
-    /// Whether a body of this (lowercased) `Content-Type` is text that may carry a secret written out (JSON, a form, any
-    /// text, XML, a script, an event stream, none said): not a picture's or an archive's bytes, which are not rewritten.
+    /// Whether a body of this (lowercased) `Content-Type` is data that may carry a secret written out: JSON, a form, plain
+    /// text, an event stream, or a body that says nothing of its type. Not an HTML page or a script, whose own code
+    /// (`this.token=e`, `app.js?ts=…`) reads the same and must stay as it is, nor a picture's or an archive's bytes.
     static func readsAsText(_ type: String) -> Bool {
-        type.isEmpty || type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("javascript")
-            || type.contains("x-www-form-urlencoded") || type.contains("graphql")
+        type.isEmpty || type.contains("json") || type.hasPrefix("text/plain") || type.hasPrefix("text/event-stream")
+            || type.hasPrefix("application/x-www-form-urlencoded")
+    }
+
+    /// The values of the secret pairs `body`'s text spells out (`token=…` sent as plain text), to hide wherever else they
+    /// appear; those of fewer than 6 characters are left out, as `hiding` leaves them.
+    func secretPairValues(in body: Data) -> [String] {
+        body.withUnsafeBytes { raw -> [String] in
+            guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return [] }
+            let bytes = UnsafeBufferPointer(start: base, count: raw.count)
+            return pairValues(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }.filter { $0.count >= 6 }
+        }
     }
 
     /// `body` with the secrets its text spells out replaced by the placeholder (`textSecretRanges`); the body itself when
@@ -21,8 +32,9 @@ extension Redactor {
     }
 
     /// Where the secrets `body`'s text spells out are, in order and apart: the value of each `name=value` pair whose name
-    /// is a secret query item's and which starts the body or follows `?`, `&`, `#` or `;` (an address's query or fragment,
-    /// a form; also after `\u0026`, Go's JSON for `&`), however short; and each JSON Web Token (`eyJ….eyJ….…`).
+    /// is a secret query item's and which starts the body or a JSON string, or follows `?`, `&`, `#` or `;` (an address's
+    /// query or fragment, a form; also after `\u0026`, Go's JSON for `&`), however short; and each JSON Web Token
+    /// (`eyJ….eyJ….…`).
     func textSecretRanges(in body: Data) -> [Range<Int>] {
         body.withUnsafeBytes { raw -> [Range<Int>] in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return [] }
@@ -65,8 +77,8 @@ extension Redactor {
             guard namesSecret(Substring(name)) else { continue }
             var end = equals + 1
             while end < bytes.count, !Self.valueEnds.contains(bytes[end]) { end += 1 }
-            let value = bytes[(equals + 1)..<end]
-            guard !value.isEmpty, !value.elementsEqual(Self.placeholder.utf8) else { continue }
+            // (A value hidden already starts with the placeholder's `<`, which ends it here: empty.)
+            guard end > equals + 1 else { continue }
             ranges.append((equals + 1)..<end)
             offset = end
         }
@@ -111,14 +123,15 @@ extension Redactor {
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 
-    /// A byte of a query item's name as written: letters, digits, `_ - . %` (an escape), `+` and `[ ]` (a form's array).
+    /// A byte of a query item's name as written: letters, digits, `_ -`, `%` (an escape), `+` and `[ ]` (a form's array).
+    /// Not `.`, which joins a script's names (`this.token=`), never a query item's.
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        isBase64URL(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+")
-            || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+        isBase64URL(byte) || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
     }
 
-    /// What a pair follows in an address or a form.
-    private static let pairStarts: Set<UInt8> = [UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ";")]
-    /// What ends a pair's value in an address, a form, a JSON string or text.
-    private static let valueEnds: Set<UInt8> = Set("&#;\"'<>\\, \t\r\n)]}".utf8)
+    /// What a pair follows in an address or a form, or a JSON string (a form as a string's value: `"token=…"`).
+    private static let pairStarts: Set<UInt8> = [UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ";"), UInt8(ascii: "\"")]
+    /// What ends a pair's value in an address, a form, a JSON string or text. (Not `;`: a value may hold one, and what
+    /// follows it is hidden with it rather than a secret's tail shown.)
+    private static let valueEnds: Set<UInt8> = Set("&#\"'<>\\, \t\r\n)]}".utf8)
 }

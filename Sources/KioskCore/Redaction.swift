@@ -67,7 +67,8 @@ public struct Redactor: Sendable, Hashable {
     /// hourly): they say nothing of who asks, and counted as identities they would keep every request from matching any
     /// answer stored before (offline after a relaunch, nothing would be found).
     public static func isIdentityField(_ name: String) -> Bool {
-        standard.namesSecretHeader(name) && !notIdentity.contains(name) && secretWord(ofHeader: name)?.hasSuffix("signature") != true
+        standard.namesSecretHeader(name) && !notIdentity.contains(name)
+            && secretWord(ofHeader: name.replacingOccurrences(of: "_", with: "-"))?.hasSuffix("signature") != true
             && !madeAnewOften.contains(name) && !name.hasSuffix("session-id") && !name.hasSuffix("sessionid")
     }
 
@@ -370,12 +371,31 @@ public struct Redactor: Sendable, Hashable {
         return result
     }
 
-    /// `name=value&…` cut at each `&` byte, and at each `;` (which some servers split a query on as well: a secret after
-    /// one reaches them), empty pieces kept. By bytes, as a server reads a query or a form: splitting the text's
-    /// characters (each found by Unicode's grapheme rules) was most of the time the request log's writer spent redacting
-    /// a captured URL.
+    /// `name=value&…` cut at each `&` byte, and at each `;` a pair follows (`x=1;api_key=…`: some servers split a query
+    /// there as well, so a secret after one reaches them; not inside a value, `password=p;ss`, whose tail would be shown),
+    /// empty pieces kept. By bytes, as a server reads a query or a form: splitting the text's characters (each found by
+    /// Unicode's grapheme rules) was most of the time the request log's writer spent redacting a captured URL.
     private static func pairs(_ text: Substring) -> [Substring] {
-        text.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: ";") }.map { Substring($0) }
+        let semicolon = UInt8(ascii: ";")
+        var result: [Substring] = []
+        for piece in text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            guard piece.contains(semicolon) else {
+                result.append(Substring(piece))
+                continue
+            }
+            var start = piece.startIndex
+            var index = piece.startIndex
+            while let cut = piece[index...].firstIndex(of: semicolon) {
+                let next = piece.index(after: cut)
+                if piece[next...].prefix(while: { $0 != semicolon }).contains(UInt8(ascii: "=")) {
+                    result.append(Substring(piece[start..<cut]))
+                    start = next
+                }
+                index = next
+            }
+            result.append(Substring(piece[start...]))
+        }
+        return result
     }
 
     /// A body as the log, a page or an export may keep it: every secret value replaced (`scrub`), and the values of secret
@@ -487,6 +507,8 @@ public struct Redactor: Sendable, Hashable {
         } else if type.hasPrefix("multipart/form-data") {
             values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
         }
+        // A form sent as plain text (a beacon's `token=…`), hidden in the log as a form's is, is hidden where it is echoed.
+        if type.hasPrefix("text/plain") { values += secretPairValues(in: body) }
         return values.filter { $0.count >= 6 }
     }
 
@@ -594,33 +616,45 @@ public struct Redactor: Sendable, Hashable {
 
     /// The word of a header's name (lowercased, hyphenated) that says it holds a secret, nil when none does: its last word
     /// (before a number, as `X-Hub-Signature-256`'s digest size) when that is a secret's word or ends in one (`csrftoken`,
-    /// `clientsecret`), or is a key no ordinary field names (`X-Secret-Key`, `X-Key`, `X-AccessKey`; not `Idempotency-Key`).
+    /// `clientsecret`), or a key after a credential's word (`X-Secret-Key`, `X-Access-Key`, `X-Key`, `X-AccessKey`; not
+    /// `Idempotency-Key`, `Surrogate-Key` or `Sec-WebSocket-Key`). Read by bytes: it runs for every field of every exchange.
     static func secretWord(ofHeader name: String) -> Substring? {
-        var words = name.split(separator: "-")
-        if words.count > 1, words.last?.allSatisfy(\.isNumber) == true { words.removeLast() }
-        guard let last = words.last else { return nil }
-        if secretLastWords.contains(String(last)) || secretWordEndings.contains(where: { last.hasSuffix($0) }) { return last }
+        let utf8 = name.utf8
+        // The word that ends at `end`, and where it starts (after a `-`, an ASCII byte: a character boundary).
+        func word(endingAt end: String.Index) -> (word: Substring, start: String.Index) {
+            let start = utf8[..<end].lastIndex(of: UInt8(ascii: "-")).map { utf8.index(after: $0) } ?? utf8.startIndex
+            return (name[start..<end], start)
+        }
+        var (last, start) = word(endingAt: utf8.endIndex)
+        if start > utf8.startIndex, !last.isEmpty, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            (last, start) = word(endingAt: utf8.index(before: start))
+        }
+        guard !last.isEmpty else { return nil }
+        func ends(_ text: Substring, with suffix: String) -> Bool {
+            text.utf8.count >= suffix.utf8.count && text.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        }
+        if secretLastWords.contains(String(last)) || secretWordEndings.contains(where: { ends(last, with: $0) }) { return last }
         if last == "key" {
-            return words.count > 1 && ordinaryKeys.contains(String(words[words.count - 2])) ? nil : last
+            guard start > utf8.startIndex else { return last }
+            return keyQualifiers.contains(String(word(endingAt: utf8.index(before: start)).word)) ? last : nil
         }
         // A compound ending in "key" (`accesskey`) says so only after a credential's word: `monkey` and `hotkey` do not.
-        return last.hasSuffix("key") && keyCompounds.contains(String(last.dropLast(3))) ? last : nil
+        guard ends(last, with: "key") else { return nil }
+        return keyQualifiers.contains(String(last.dropLast(3))) ? last : nil
     }
 
     /// The last words of a header's name that make it a secret's (`X-Auth`, `X-Supabase-Auth` carry tokens as well).
-    private static let secretLastWords: Set<String> = ["auth", "authentication", "credentials"]
+    private static let secretLastWords: Set<String> = ["auth", "authentication"]
     /// The endings of a header's last word that make it a secret's, a word of its own or a compound's end (`csrftoken`).
+    /// (Not `credentials`: `Access-Control-Allow-Credentials` is CORS's yes or no.)
     private static let secretWordEndings = ["token", "secret", "password", "passwd", "signature", "apikey", "credential", "sessionid",
                                             "authorization"]
-    /// The words before `Key` that make it an ordinary field (`Sec-WebSocket-Key`, a handshake's nonce; `Idempotency-Key`,
-    /// a retry's id; a cache's or a queue's key): any other key is taken for a credential's.
-    private static let ordinaryKeys: Set<String> = ["idempotency", "websocket", "cache", "public", "partition", "routing", "sort",
-                                                    "dedup", "dedupe", "deduplication", "correlation", "trace", "request", "event",
-                                                    "message", "object", "primary", "lookup", "group", "batch"]
-    /// The words that, written together with `key` (`X-AccessKey`, `X-MasterKey`), make it a credential's.
-    private static let keyCompounds: Set<String> = ["access", "secret", "private", "master", "client", "consumer", "license", "licence",
-                                                    "subscription", "app", "auth", "account", "admin", "service", "signing",
-                                                    "encryption", "session", "upload", "rapidapi", "partner", "merchant"]
+    /// The words that make a `Key` after them (`X-Access-Key`) or written together with it (`X-AccessKey`) a credential's;
+    /// `x` and `api` too (`X-Key`, `Api-Key`). Any other key (a cache's, a retry's, a handshake's nonce) is an ordinary field.
+    private static let keyQualifiers: Set<String> = ["x", "api", "access", "secret", "private", "master", "client", "consumer", "license",
+                                                     "licence", "subscription", "app", "auth", "account", "admin", "service", "signing",
+                                                     "encryption", "session", "upload", "rapidapi", "partner", "merchant", "developer",
+                                                     "user", "shared"]
     /// The endings of a header's name that make it a secret's: Azure API Management's `Ocp-Apim-Subscription-Key`, a
     /// session's id (`X-Session-Id`).
     private static let secretEndings = ["-api-key", "subscription-key", "session-id"]

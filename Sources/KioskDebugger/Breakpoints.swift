@@ -471,6 +471,8 @@ public final class BreakpointTransport: HTTPTransport {
         // (a rule or a mock of method OPTIONS changes it).
         guard !setting.isOff, breakpoints.isActive, !request.isCORSPreflight else { return try await base.send(request) }
         var outgoing = request
+        // An answer to pause must come whole, however slowly (one of declared length: of no declared length, it may never end).
+        if setting.response == .pause { outgoing.holdsWholeAnswer = true }
         var requestChanged = false
         // What the log says an edit or an abort took: the app waited through the pause too.
         let started = breakpoints.now()

@@ -59,6 +59,8 @@ public final class RewritingTransport: HTTPTransport {
             // A 304 has no body: a rule that patches the body needs the whole answer to patch.
             outgoing.headers["If-None-Match"] = nil
             outgoing.headers["If-Modified-Since"] = nil
+            // And the answer whole, however slowly it comes (see `HTTPRequest.holdsWholeAnswer`).
+            outgoing.holdsWholeAnswer = true
         }
         let response: HTTPResponse
         do {

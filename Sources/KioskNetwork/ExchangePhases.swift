@@ -119,6 +119,9 @@ final class ResponseCollector: Sendable {
     /// of declared length that comes slowly or stalls, would otherwise not reach the app (an app's read timeout ends it
     /// first), while a whole answer ends well within it and is held (and so can be paused and rewritten).
     private let slowBodyDelay: TimeAmount
+    /// Whether a body of declared length within the limit is held however slowly it comes (a layer above acts on it
+    /// whole: `HTTPRequest.holdsWholeAnswer`).
+    private let holdsDeclaredLength: Bool
 
     /// Media types whose bodies are streams by design, passed on from their head like `text/event-stream`.
     static let streamingMediaTypes: Set<String> = [
@@ -145,11 +148,13 @@ final class ResponseCollector: Sendable {
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
     /// of its body streaming — as is one `budget` has no room for. `ready` gets the whole answer otherwise (from
-    /// `deliver`); a body not ended `slowBodyDelay` after its head streams. `progress` is told of the
+    /// `deliver`); a body not ended `slowBodyDelay` after its head streams, but one of declared length when
+    /// `holdsDeclaredLength`. `progress` is told of the
     /// head and each part of the body as they come.
-    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, slowBodyDelay: TimeAmount = .seconds(1), url: URL,
-         progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
+    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, slowBodyDelay: TimeAmount = .seconds(1), holdsDeclaredLength: Bool = false,
+         url: URL, progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
         self.slowBodyDelay = slowBodyDelay
+        self.holdsDeclaredLength = holdsDeclaredLength
         self.progress = progress
         self.limit = limit
         self.streams = streams
@@ -317,7 +322,7 @@ final class ResponseCollector: Sendable {
         let mediaType = head.headers.first(name: "content-type").map(HTTPSyntax.mediaType)
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
             startStreaming(exchange)
-        } else if length != 0, head.status.mayHaveResponseBody {
+        } else if head.status.mayHaveResponseBody, length == nil || (length != 0 && !holdsDeclaredLength) {
             // (A declared length too: an upstream that sends its body slowly, or stops halfway, would otherwise hold the
             // app's first byte until its end, past an app's read timeout, or for ever.)
             let timer = loop.scheduleTask(in: slowBodyDelay) { [self] in _ = streamHeld(exchange, slow: true) }

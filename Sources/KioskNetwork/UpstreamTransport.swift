@@ -161,8 +161,8 @@ public final class UpstreamTransport: HTTPTransport {
             let start = ContinuousClock.now
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
             let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
-                                              slowBodyDelay: TimeAmount(configuration.slowBodyDelay), url: request.url,
-                                              progress: request.recorder, ready: ready)
+                                              slowBodyDelay: TimeAmount(configuration.slowBodyDelay), holdsDeclaredLength: request.holdsWholeAnswer,
+                                              url: request.url, progress: request.recorder, ready: ready)
             do {
                 return try await send(request, head: head, body: body, key: key, streams: streams, pool: pool,
                                       collector: collector, ready: ready, start: start)

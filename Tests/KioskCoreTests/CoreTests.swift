@@ -449,7 +449,9 @@ struct CoreTests {
                       ("X-Private-Key", true), ("X-Access-Key", true), ("X-Master-Key", true), ("X-RapidAPI-Key", true),
                       ("X-Consumer-Key", true), ("X-Client-Key", true), ("X-Upload-Key", true), ("X-Key", true),
                       ("X-Hub-Signature-256", true), ("X-CSRFToken", true), ("X-AccessKey", true), ("X-Cache-Key", false),
-                      ("X-Idempotency-Key", false), ("X-Monkey", false), ("Keep-Alive", false), ("X-Public-Key", false)])
+                      ("X-Idempotency-Key", false), ("X-Monkey", false), ("Keep-Alive", false), ("X-Public-Key", false),
+                      ("Access-Control-Allow-Credentials", false), ("Surrogate-Key", false), ("X-Tenant-Key", false),
+                      ("Key", true), ("X_Hub_Signature_256", true)])
     func redactsHeadersNamedAsSecrets(name: String, secret: Bool) {
         // Given a request sending a value under that name
         let fields: HTTPHeaderFields = [name: "value-1234567", "Accept": "*/*"]
@@ -470,13 +472,17 @@ struct CoreTests {
             (#"{"u":"https:\/\/a.example\/?x=1\u0026apikey=GOAMP7"}"#, "application/json", #"{"u":"https:\/\/a.example\/?x=1\u0026apikey=<redacted>"}"#),
             ("x=1;api_key=SEMI39", "text/plain", "x=1;api_key=<redacted>"),
             ("token=PLAINTOKEN46", "text/plain", "token=<redacted>"),
-            (#"<a href="/logout?session=S1&amp;next=/">out</a>"#, "text/html", #"<a href="/logout?session=<redacted>&amp;next=/">out</a>"#),
+            (#"{"data":"token=PLAINTOKEN46"}"#, "application/json", #"{"data":"token=<redacted>"}"#),
+            ("password=p;ss&x=1", "text/plain", "password=<redacted>&x=1"),
+            (#"<a href="/logout?session=S1">out</a><script src="/app.js?ts=1"></script>"#, "text/html", #"<a href="/logout?session=S1">out</a><script src="/app.js?ts=1"></script>"#),
+            ("n&&(this.token=e);u.password=t;fetch('/a?key=1')", "application/javascript", "n&&(this.token=e);u.password=t;fetch('/a?key=1')"),
             (#"{"data":"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJKV1RPTkxZMzAifQ.JWTONLYSIG30abcdefghijk"}"#, "application/json", #"{"data":"<redacted>"}"#),
             ("Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. was sent", "text/plain", "Bearer <redacted> was sent"),
             (#"{"q":"see code=42; key ideas","Jeyes":"eyJust a word"}"#, "application/json", #"{"q":"see code=42; key ideas","Jeyes":"eyJust a word"}"#),
             ("?api_key=PICTURE", "image/png", "?api_key=PICTURE"),
           ])
     func redactsSecretsWrittenInText(body: String, type: String, expected: String) {
+        // (An HTML page or a script is not read so: its own code reads the same, and must stay as it is.)
         // Given a body of that type holding it
         // When it is redacted for the log
         let redacted = String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: type), as: UTF8.self)
@@ -492,6 +498,25 @@ struct CoreTests {
         let redacted = urls.map { Redactor.standard.redact(URL(string: $0)!) }
         // Then the values are hidden, and the rest is as written
         #expect(redacted == ["http://app.test/a?x=1;api_key=<redacted>&y=2", "http://app.test/a?apikey%00=<redacted>&y=2"])
+        // And a `;` inside a secret's value does not show its tail
+        #expect(Redactor.standard.redact(URL(string: "http://app.test/a?password=p;ss&y=2")!) == "http://app.test/a?password=<redacted>&y=2")
+    }
+
+    @Test("A plain-text form's secret, hidden in the request's record, is hidden where an upstream echoes it too")
+    func plainTextFormSecretsHiddenInEchoes() {
+        // Given a beacon's body sent as plain text, and an answer echoing it in a JSON string
+        let values = Redactor.standard.credentials(inBody: Data("token=PLAINTOKEN46&x=1".utf8), contentType: "text/plain;charset=UTF-8")
+        // When the answer is scrubbed by a redactor hiding what the request sent
+        let echoed = Redactor.standard.hiding(values).redactBody(Data(#"{"got":"you sent PLAINTOKEN46"}"#.utf8), contentType: "application/json")
+        // Then the value is gone from it
+        #expect(values == ["PLAINTOKEN46"])
+        #expect(String(decoding: echoed, as: UTF8.self) == #"{"got":"you sent <redacted>"}"#)
+    }
+
+    @Test("A signature header is a secret but no identity however its name is spelt; a credential key is both")
+    func signaturesAreNoIdentity() {
+        #expect(!Redactor.isIdentityField("x-hub-signature-256") && !Redactor.isIdentityField("x_hub_signature_256"))
+        #expect(Redactor.isIdentityField("x-secret-key") && !Redactor.isIdentityField("access-control-allow-credentials"))
     }
 
     @Test("A bearer token sent as a WebSocket subprotocol (Kubernetes' form, or a JWT alone) is hidden, the other subprotocols kept")

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskDebugger
 import KioskProxy
 import NIOCore
 import NIOHTTP1
@@ -216,6 +217,27 @@ struct SlowUpstreamTests {
                 open = proxy.meter.snapshot.openConnections
             }
             #expect(open == 0)
+        }
+    }
+
+    @Test("A slow answer of declared length is held whole when a response breakpoint waits for it, paused, then sent on whole")
+    func slowAnswerHeldForBreakpoint() async throws {
+        // Given an upstream whose 8-byte body takes about 2.4 s, and a response breakpoint on its URL
+        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(300))
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(response: .pause), for: upstream.url("/slow"))
+            // When the app asks for it
+            let sent = Task { try await proxy.send(.GET, upstream.url("/slow")) }
+            // Then it pauses with the whole body, not streamed past the pause after a second
+            let deadline = ContinuousClock.now + .seconds(20)
+            while breakpoints.paused.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let exchange = try #require(breakpoints.paused.first)
+            #expect(exchange.phase == .response && exchange.responseText == "abcdefgh", "\(String(describing: exchange.responseText))")
+            // And let go, the app gets it whole
+            #expect(breakpoints.decide(exchange.id, .continueUnchanged))
+            let answer = try await sent.value
+            #expect(answer.status == .ok && answer.text == "abcdefgh")
         }
     }
 

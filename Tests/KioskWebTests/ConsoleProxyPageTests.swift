@@ -328,12 +328,12 @@ struct ConsoleProxyCacheTests {
 
     @Test("What an answer varies on is shown redacted as the log shows it: a field the configuration hides is never on a page")
     func variedRedacted() async throws {
-        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration(); $0.capture.extraRedactedHeaders = ["X-Tenant"] }) { harness, client in
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration(); $0.capture.extraRedactedHeaders = ["X-Tenant-Key"] }) { harness, client in
             // Given two answers to one URL that vary on a field the configuration says is secret
             harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
             func entry(_ tenant: String) -> String {
-                #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/me", "headers": [{"name": "X-Tenant", "value": "\#(tenant)"}]}, "#
-                    + #""response": {"status": 200, "headers": [{"name": "Vary", "value": "X-Tenant"}], "content": {"mimeType": "text/plain", "text": "n"}}}"#
+                #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/me", "headers": [{"name": "X-Tenant-Key", "value": "\#(tenant)"}]}, "#
+                    + #""response": {"status": 200, "headers": [{"name": "Vary", "value": "X-Tenant-Key"}], "content": {"mimeType": "text/plain", "text": "n"}}}"#
             }
             let archive = harness.directory.appendingPathComponent("tenants.har")
             try Data(#"{"log": {"entries": [\#(entry("tenant-secret-41")),\#(entry("tenant-secret-42"))]}}"#.utf8).write(to: archive)
@@ -343,9 +343,9 @@ struct ConsoleProxyCacheTests {
             let entries = try harness.kiosk.proxyCacheEntries()
             let one = try await client.get(ConsoleRoute.proxyCacheEntry(try #require(entries.first?.id)).path).body
             // Then the field is named, its value hidden, everywhere
-            #expect(page.contains("Asked with x-tenant: &lt;redacted&gt;"), "\(page)")
+            #expect(page.contains("Asked with x-tenant-key: &lt;redacted&gt;"), "\(page)")
             #expect(!page.contains("tenant-secret") && !one.contains("tenant-secret"))
-            #expect(entries.allSatisfy { $0.varied == [ProxyCacheEntry.VariedField(name: "x-tenant", value: Redactor.placeholder)] })
+            #expect(entries.allSatisfy { $0.varied == [ProxyCacheEntry.VariedField(name: "x-tenant-key", value: Redactor.placeholder)] })
         }
     }
 
