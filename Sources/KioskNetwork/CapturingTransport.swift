@@ -169,7 +169,7 @@ public final class CapturingTransport: HTTPTransport {
             let closedByApp = error is CancellationError, stopped = error is KioskStopping
             let detail = "\(size) bytes passed on to the app as they arrived, in \(String(format: "%.1f", elapsed.seconds)) s"
                 + (closedByApp ? ", until the app closed the connection" : stopped ? ", until Kiosk stopped" : "")
-                + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
+                + "; the log keeps the first \(Self.size(bodyLimit)). Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
             log(request, deferred(request, startedAt: startedAt, response: whole, error: closedByApp || stopped ? nil : error, elapsed: elapsed,
                           headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total), generation: flight?.generation)
@@ -243,7 +243,7 @@ public final class CapturingTransport: HTTPTransport {
                 : "The upstream answered before the end of the request body, which went to it as the app sent it: \(size) bytes "
                     + "of it went, and the rest did not"
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
-                                         detail: passed + "; the log keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
+                                         detail: passed + "; the log keeps the first \(Self.size(bodyLimit)), so it cannot be sent again whole."))
             // Cut before its end with no answer (its app stopped sending): what came is no request to send again, however
             // little of it there was (the log keeps it whole then, and Replay would send it as the whole).
             if !whole && response == nil {
@@ -292,6 +292,13 @@ public final class CapturingTransport: HTTPTransport {
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
         record.httpVersion = response?.httpVersion
         return record
+    }
+
+    /// A capture limit as a person reads it: "1 MB" for 1,048,576 bytes, "64 KB", else its bytes.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KB" }
+        return "\(bytes) bytes"
     }
 
     private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {

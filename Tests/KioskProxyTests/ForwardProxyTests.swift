@@ -305,6 +305,8 @@ struct ForwardProxyTests {
             // And the log says the answer began and stopped, and how much of it came
             let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/download") })
             #expect(record.error?.contains("10000 of 100000 bytes") == true, "\(String(describing: record.error))")
+            // (and that it was streamed, its kept share said as a person reads it)
+            #expect(record.touchedBy.contains { $0.kind == .stream && $0.detail.contains("the log keeps the first 1 MB.") }, "\(record.touchedBy)")
         }
     }
 
