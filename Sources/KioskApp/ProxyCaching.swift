@@ -203,8 +203,9 @@ final class ProxyCachingTransport: HTTPTransport {
         let shared = Self.isShared(request)
         let reason: CacheStatus.Forward = switch found {
         // In fallback a stored answer goes forward however fresh: by the cache's configuration (RFC 9211 `bypass`) while
-        // fresh, `stale` once it is.
-        case .found(let entry): settings.mode == .fallback && entry.changedAt == nil
+        // fresh, `stale` once it is. A preflight's goes forward in either mode, fresh or not (it only ever stands in for a
+        // failure): `bypass`, never `stale` beside a ttl saying it is fresh.
+        case .found(let entry): preflight || settings.mode == .fallback && entry.changedAt == nil
             && Self.freshnessLifetime(of: entry, shared: shared) > Self.currentAge(of: entry, at: now()) ? .bypass : .stale
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
