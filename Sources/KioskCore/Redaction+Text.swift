@@ -39,17 +39,7 @@ extension Redactor {
         body.withUnsafeBytes { raw -> [Range<Int>] in
             guard let base = raw.bindMemory(to: UInt8.self).baseAddress, !raw.isEmpty else { return [] }
             let bytes = UnsafeBufferPointer(start: base, count: raw.count)
-            let found = pairValues(in: bytes) + Self.webTokens(in: bytes)
-            guard !found.isEmpty else { return [] }
-            var merged: [Range<Int>] = []
-            for range in found.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-                if let last = merged.last, range.lowerBound <= last.upperBound {
-                    merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
-                } else {
-                    merged.append(range)
-                }
-            }
-            return merged
+            return Self.merged(pairValues(in: bytes) + Self.webTokens(in: bytes))
         }
     }
 

@@ -452,9 +452,13 @@ public struct Redactor: Sendable, Hashable {
     private func secretValues(in body: Data, _ reading: JSONReading, inLists: Bool) -> [Range<Int>] {
         let asJSON = jsonFields.values(in: body, inLists: inLists)
         guard reading == .inText else { return asJSON }
-        let found = (asJSON + jsonFields.values(in: body, lineByLine: true, inLists: inLists)).sorted { $0.lowerBound < $1.lowerBound }
+        return Self.merged(asJSON + jsonFields.values(in: body, lineByLine: true, inLists: inLists))
+    }
+
+    /// `ranges` in order, those that overlap or touch joined into one: what `replacing` takes.
+    static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
         var merged: [Range<Int>] = []
-        for range in found {
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             if let last = merged.last, range.lowerBound <= last.upperBound {
                 merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
             } else {
