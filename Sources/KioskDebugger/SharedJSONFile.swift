@@ -28,6 +28,11 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         var stamp: Stamp?
         /// The version of the file last found unreadable, and why: it is not read again until it changes.
         var unreadable: (stamp: Stamp, reason: KioskError)?
+        /// The version last read or written, with its bytes, while its stamp cannot be trusted yet: the file system
+        /// keeps times to its clock's tick (a few milliseconds), so a write made in place within the tick of this one,
+        /// of the same size, leaves the stamp as it was (git's "racily clean" index entries). Until the tick has
+        /// passed, a look that finds this stamp compares the bytes.
+        var unsettled: (stamp: Stamp, bytes: Data)?
     }
 
     /// Carries changes made with `modify` and not saved yet (hit counts) into a version of the file another process
@@ -47,6 +52,19 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         var seconds: Int
         var nanoseconds: Int
         var size: Int64
+
+        /// When a write after this one is sure to change the modification time: a tick of the kernel's coarse clock
+        /// is at most 10 ms; a file system that keeps whole seconds (no nanoseconds) ticks once a second.
+        var settledAt: Date {
+            let tick = nanoseconds == 0 ? 2.0 : 0.05
+            return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9 + tick)
+        }
+
+        /// `bytes`, the content of the version stamped `self`, kept for comparison while the stamp is not settled.
+        /// The time is the real clock's, not an injected one: it is compared with the file system's own.
+        func unsettled(_ bytes: Data) -> (stamp: Stamp, bytes: Data)? {
+            Date() < settledAt ? (self, bytes) : nil
+        }
     }
 
     /// Changes made with `modify` (counters) not yet written.
@@ -69,7 +87,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         fileName = url?.lastPathComponent ?? ""
         self.empty = empty
         self.name = name
-        state = Mutex(State(value: empty, loaded: empty, stamp: nil, unreadable: nil))
+        state = Mutex(State(value: empty, loaded: empty, stamp: nil, unreadable: nil, unsettled: nil))
     }
 
     deinit {
@@ -115,10 +133,10 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                 try reloadIfChanged(&state, current: stamp())
                 var value = state.value
                 let result = try change(&value)
-                try write(value)
+                let bytes = try write(value)
                 state.value = value
                 state.loaded = value
-                state.stamp = stamp()
+                record(&state, written: bytes)
                 return result
             }
         }
@@ -147,14 +165,14 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                     // over that process's edit (a rule the user just added from the command line).
                     try reloadIfChanged(&state, current: stamp())
                     guard carry != nil else { return }
-                    try write(state.value)
+                    let bytes = try write(state.value)
                     state.loaded = state.value
-                    state.stamp = stamp()
+                    record(&state, written: bytes)
                     return
                 }
-                try write(state.value)
+                let bytes = try write(state.value)
                 state.loaded = state.value
-                state.stamp = stamp()
+                record(&state, written: bytes)
             }
         }
     }
@@ -200,31 +218,56 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                      nanoseconds: status.modifiedNanoseconds, size: status.size)
     }
 
-    /// Reads the file again when its stamp `current` (nil: no file) is not the one last read or written. A stamp taken
-    /// before the lock may be older than a write made meanwhile: the file is then read again, and once more at the next
-    /// look, which finds the newer stamp.
+    /// Notes the stamp of the version this process just wrote, `bytes`.
+    private func record(_ state: inout State, written bytes: Data) {
+        let current = stamp()
+        state.stamp = current
+        state.unsettled = current?.unsettled(bytes)
+    }
+
+    /// Reads the file again when its stamp `current` (nil: no file) is not the one last read or written, or when it is
+    /// but that stamp is not settled and the bytes differ. A stamp taken before the lock may be older than a write made
+    /// meanwhile: the file is then read again, and once more at the next look, which finds the newer stamp.
     private func reloadIfChanged(_ state: inout State, current: Stamp?) throws(KioskError) {
         guard let url else { return }
-        guard current != state.stamp else { return }
-        guard let current else {
-            state = State(value: empty, loaded: empty, stamp: nil, unreadable: nil)
-            return
+        var fresh: Data?
+        if let unsettled = state.unsettled, let current, unsettled.stamp == current {
+            let bytes = try? Data(contentsOf: url)
+            if bytes == unsettled.bytes {
+                if Date() >= current.settledAt { state.unsettled = nil }
+                if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
+                return
+            }
+            // Written over in place within the tick: read as a new version, under the same stamp.
+            state.unsettled = nil
+            fresh = bytes
+        } else {
+            guard current != state.stamp else { return }
+            guard let current else {
+                state = State(value: empty, loaded: empty, stamp: nil, unreadable: nil, unsettled: nil)
+                return
+            }
+            // A version already found unreadable is not parsed again on every exchange.
+            if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
         }
-        // A version already found unreadable is not parsed again on every exchange.
-        if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
+        guard let current else { return }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try fresh ?? Data(contentsOf: url)
         } catch {
             let reason = KioskError.storage("cannot read \(name) in \(url.path): \(KioskError.fileReason(error))")
             state.unreadable = (current, reason)
             throw reason
         }
+        state.unsettled = current.unsettled(data)
         do {
             let read = try JSONDecoder().decode(Value.self, from: data)
             var value = read
             carry?(state.loaded, state.value, &value)
-            state = State(value: value, loaded: read, stamp: current, unreadable: nil)
+            state.value = value
+            state.loaded = read
+            state.stamp = current
+            state.unreadable = nil
         } catch {
             let why = (error as? DecodingError)?.readableDescription(root: "the file") ?? String(describing: error)
             let reason = KioskError.storage("cannot read \(name) in \(url.path): \(why)")
@@ -233,16 +276,19 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 
-
-    private func write(_ value: Value) throws(KioskError) {
-        guard let url else { return }
+    /// Writes `value` to the file atomically and returns the bytes written.
+    @discardableResult
+    private func write(_ value: Value) throws(KioskError) -> Data {
+        guard let url else { return Data() }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             // Its owner's only, as every file of the data folder: rules and mocks hold recorded answers and the fields
             // an app sent.
             try SecretFile.makeFolder(url.deletingLastPathComponent())
-            try SecretFile.write(encoder.encode(value), to: url)
+            let bytes = try encoder.encode(value)
+            try SecretFile.write(bytes, to: url)
+            return bytes
         } catch let error as KioskError {
             // The folder refused (others may write to it): said in its own words.
             throw error

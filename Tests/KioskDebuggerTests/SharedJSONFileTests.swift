@@ -91,6 +91,44 @@ struct SharedJSONFileTests {
         #expect(server.match(request)?.status == 418)
     }
 
+    @Test("An edit saved in place within the file system's clock tick of the last read, its size and time the same, is read before the next use")
+    func inPlaceEditWithinTheTickIsSeen() throws {
+        // Given a server that read a rules file whose modification time is pinned (as a second write within the same
+        // tick of the kernel's coarse clock leaves it), here one minute ahead so the tick is sure not to have passed
+        let folder = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("mocks.json")
+        func text(status: Int) throws -> Data {
+            let draft = folder.appendingPathComponent("draft-\(status)").appendingPathComponent("mocks.json")
+            try MockRules(fileURL: draft, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: status)])
+            return try Data(contentsOf: draft)
+        }
+        let first = try text(status: 201), second = try text(status: 418)
+        #expect(first.count == second.count && first != second)
+        let pinned = timespec(tv_sec: time(nil) + 60, tv_nsec: 123_456_789)
+        func writeInPlace(_ data: Data) throws {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: data)
+            try handle.close()
+            var times = [pinned, pinned]
+            #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)
+        }
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        try writeInPlace(first)
+        let server = MockRules(fileURL: url, redactor: .standard)
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
+        #expect(server.match(request)?.status == 201)
+        let before = try #require(FileStatus(name: url.lastPathComponent, path: url.path))
+
+        // When the file is written over in place with text of the same size, its time the same
+        try writeInPlace(second)
+        #expect(FileStatus(name: url.lastPathComponent, path: url.path) == before, "the stamp must not tell the versions apart")
+
+        // Then the server's next request gets the new rule all the same
+        #expect(server.match(request)?.status == 418)
+    }
+
     @Test("A file whose folder was removed and made again is still followed")
     func recreatedFolderIsFollowed() throws {
         // Given a server that read its rules file, and the folder then removed with it
