@@ -117,16 +117,53 @@ public final class ChildProcess: @unchecked Sendable {
     /// together so neither pipe fills.
     public static func run(_ executable: URL, arguments: [String], environment: [String: String]? = nil,
                            stdin: Stream = .null, stdout: Stream = .pipe) throws -> Result {
-        let child = try ChildProcess(executable, arguments: arguments, environment: environment, stdin: stdin, stdout: stdout)
+        try ChildProcess(executable, arguments: arguments, environment: environment, stdin: stdin, stdout: stdout).collect()
+    }
+
+    /// Waits for the child's end, collecting what is left of its piped standard output and error, read together so
+    /// neither pipe fills.
+    public func collect() -> Result {
         let errors = Collected()
-        let reader = Thread { [standardError = child.standardError] in
+        let reader = Thread { [standardError] in
             errors.set(standardError?.readDataToEndOfFile() ?? Data())
         }
         reader.start()
-        let output = child.standardOutput?.readDataToEndOfFile() ?? Data()
-        let status = child.waitUntilExit()
+        let output = standardOutput?.readDataToEndOfFile() ?? Data()
+        let status = waitUntilExit()
         return Result(status: status, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: String(decoding: errors.wait(), as: UTF8.self), peakResidentKiB: child.peakResidentKiB)
+                      stderr: String(decoding: errors.wait(), as: UTF8.self), peakResidentKiB: peakResidentKiB)
+    }
+
+    /// `collect`, waited for on a thread of its own (see the asynchronous `run`).
+    public func collected() async -> Result {
+        await Self.offThePool { self.collect() }
+    }
+
+    /// `run`, waited for on a thread of its own: a task that awaits it does not hold one of the few threads every task
+    /// of the process runs on (as many as cores) while the child runs, which on 2 cores stalled every other task.
+    public static func run(_ executable: URL, arguments: [String], environment: [String: String]? = nil,
+                           stdin: Stream = .null, stdout: Stream = .pipe) async throws -> Result {
+        try await offThePool { try run(executable, arguments: arguments, environment: environment, stdin: stdin, stdout: stdout) }
+    }
+
+    /// `waitUntilExit`, waited for on a thread of its own (see the asynchronous `run`).
+    @discardableResult
+    public func exited() async -> Int32 {
+        await Self.offThePool { self.waitUntilExit() }
+    }
+
+    /// `body`'s result, computed on a new thread while the calling task waits without holding its own.
+    public static func offThePool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
+    /// `body`'s result, computed on a new thread while the calling task waits without holding its own.
+    public static func offThePool<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
     }
 
     /// Sends `signal` (SIGINT by default: the servers under test stop gracefully on it).

@@ -53,7 +53,7 @@ struct Nginx {
             """
         let file = folder.appendingPathComponent("nginx.conf")
         try Data(config.utf8).write(to: file)
-        let version = (try? ChildProcess.run(nginx, arguments: ["-v"]))
+        let version = (try? await ChildProcess.run(nginx, arguments: ["-v"]))
             .map { ($0.stderr + $0.stdout).trimmingCharacters(in: .whitespacesAndNewlines) }?
             .components(separatedBy: "/").last ?? "?"
         let process = try ChildProcess(nginx, arguments: ["-e", folder.appendingPathComponent("error.log").path, "-p", dir, "-c", file.path],

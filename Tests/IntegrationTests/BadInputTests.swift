@@ -57,7 +57,7 @@ struct BadInputTests {
     }
 
     @Test("kiosk har import of a method with CR/LF fails with exit 2, the entry's path, and imports nothing")
-    func harImportCommandImportsNothing() throws {
+    func harImportCommandImportsNothing() async throws {
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         for (name, text, path) in [
@@ -68,61 +68,61 @@ struct BadInputTests {
             let file = cli.dataDirectory.appendingPathComponent(name)
             try Data(text.utf8).write(to: file)
             // When it is imported
-            let result = try cli.run(["har", "import", file.path])
+            let result = try await cli.run(["har", "import", file.path])
             // Then the command refuses it in one line naming the path, and no rule exists, not even the good entry's
             #expect(result.status == 2)
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
             #expect(result.stderr.contains(path) && result.stderr.contains("Nothing was imported"), "\(result.stderr)")
-            #expect(try Self.mockRuleCount(cli) == 0)
+            await #expect(try Self.mockRuleCount(cli) == 0)
         }
         // And kiosk mock add refuses the same, by hand
-        let method = try cli.run(["mock", "add", "--url", "https://example.com/x", "--method", "GET\r\nX-Evil: 1"])
-        let header = try cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "X-Note: a\rb"])
+        let method = try await cli.run(["mock", "add", "--url", "https://example.com/x", "--method", "GET\r\nX-Evil: 1"])
+        let header = try await cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "X-Note: a\rb"])
         #expect(method.status == 2 && header.status == 2)
-        #expect(try Self.mockRuleCount(cli) == 0)
+        await #expect(try Self.mockRuleCount(cli) == 0)
     }
 
     @Test("kiosk mock edit gives a rule another answer, keeping what is not given; a bad status, a field no header can carry, nothing to change or an unknown id is refused")
-    func mockEdit() throws {
+    func mockEdit() async throws {
         // Given a rule added by hand
         let cli = CLI()
-        let added = try cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "Content-Type: text/plain", "--body", "old"])
+        let added = try await cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "Content-Type: text/plain", "--body", "old"])
         #expect(added.status == 0, "\(added.stderr)")
         // When its status and body are changed
-        let edited = try cli.run(["mock", "edit", "1", "--status", "503", "--body", "new"])
+        let edited = try await cli.run(["mock", "edit", "1", "--status", "503", "--body", "new"])
         // Then it says what the rule answers now, and lists it so, its header kept
         #expect(edited.status == 0 && edited.stdout.contains("Mock rule 1 now answers GET https://example.com/x with 503, 1 header"), "\(edited.stdout)\(edited.stderr)")
-        let listed = try cli.run(["mock", "list", "--json"])
+        let listed = try await cli.run(["mock", "list", "--json"])
         #expect(listed.stdout.contains("\"status\" : 503") && listed.stdout.contains("new") && listed.stdout.contains("text/plain"), "\(listed.stdout)")
         // And what cannot be kept is refused, each with one line and exit 2, the rule as it was
         for arguments in [["1", "--status", "42"], ["1", "--header", "X-Note: a\rb"], ["1"], ["7", "--status", "200"]] {
-            let refused = try cli.run(["mock", "edit"] + arguments)
+            let refused = try await cli.run(["mock", "edit"] + arguments)
             #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(arguments): \(refused.stderr)")
         }
-        #expect(try cli.run(["mock", "list", "--json"]).stdout == listed.stdout)
+        #expect(try await cli.run(["mock", "list", "--json"]).stdout == listed.stdout)
     }
 
     @Test("A page past the end is refused (a catalog's, a location's residents), the error a sentence ended before the pointer to the help")
-    func errorEndsItsSentence() throws {
+    func errorEndsItsSentence() async throws {
         // Given a catalog of 42 pages on the demo upstream
         let cli = CLI()
         // When a page past its end is asked
-        let result = try cli.run(["list", "rickandmorty", "--page", "43"])
+        let result = try await cli.run(["list", "rickandmorty", "--page", "43"])
         // Then the reason's parenthesis is followed by a full stop, then the help
         #expect(result.status == 2)
         #expect(result.stderr.hasSuffix("(there is nothing here). See 'kiosk list --help'.\n"), "\(result.stderr)")
         // And a page past a location's residents is refused as a catalog's is, not its last page shown again
-        let residents = try cli.run(["show", "rickandmorty", "location-3", "--page", "3"])
+        let residents = try await cli.run(["show", "rickandmorty", "location-3", "--page", "3"])
         #expect(residents.status == 2 && residents.stderr.contains("(35 in 2 pages)"), "\(residents.stderr)")
         // And a page past a search's results is refused as /api refuses it (404), not printed as "0 results" with exit 0
-        #expect(try cli.run(["list", "nyt"]).status == 0)
-        let search = try cli.run(["search", "nyt", "the", "--page", "2"])
+        #expect(try await cli.run(["list", "nyt"]).status == 0)
+        let search = try await cli.run(["search", "nyt", "the", "--page", "2"])
         #expect(search.status == 2 && search.stdout.isEmpty, "\(search.stdout)")
         #expect(search.stderr.contains("there is no page 2 of the results for “the”; they are one page."), "\(search.stderr)")
     }
 
     @Test("A base URL in the config file that is no http(s) URL with a host is refused, naming the setting, as the environment's is")
-    func configFileBaseURL() throws {
+    func configFileBaseURL() async throws {
         // Given config files whose dogs URL is another scheme, or a script
         for url in ["ftp://x", "javascript:alert(1)"] {
             let cli = CLI()
@@ -130,7 +130,7 @@ struct BadInputTests {
             try Data(#"{"dogsURL": "\#(url)"}"#.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             // When a command is run with it
-            let result = try cli.run(["list", "dogs"], environment: ["KIOSK_CONFIG": file.path])
+            let result = try await cli.run(["list", "dogs"], environment: ["KIOSK_CONFIG": file.path])
             // Then it is refused before anything is fetched, in one line naming the setting
             #expect(result.status == 2, "\(url): \(result.stderr)")
             #expect(result.stderr.contains("The config file's dogsURL must be an http(s) URL"), "\(url): \(result.stderr)")
@@ -138,13 +138,13 @@ struct BadInputTests {
     }
 
     @Test("kiosk proxy refuses a host pattern that would match nothing, --ignore '*' beside --intercept, and an --upstream-ca that holds no certificate, naming each")
-    func proxyRefusesPatternsAndRootsItCannotUse() throws {
+    func proxyRefusesPatternsAndRootsItCannotUse() async throws {
         let cli = CLI()
         let garbage = cli.dataDirectory.appendingPathComponent("not-a-ca.pem")
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         try Data("garbage\n".utf8).write(to: garbage)
         // (and a CA certificate in DER, as `kiosk proxy ca --der` and browsers' exports write it: Kiosk's own, converted)
-        let pem = try cli.run(["proxy", "ca"]).stdout
+        let pem = try await cli.run(["proxy", "ca"]).stdout
         let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         let der = cli.dataDirectory.appendingPathComponent("ca.der")
         try #require(Data(base64Encoded: base64)).write(to: der)
@@ -162,13 +162,13 @@ struct BadInputTests {
             (["--upstream-ca", "/nonexistent/ca.pem"], "--upstream-ca /nonexistent/ca.pem cannot be read"),
         ]
         for (arguments, message) in cases {
-            let result = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
+            let result = try await cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
             #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
 
     @Test("kiosk proxy refuses a --reverse URL carrying a user name or password, with exit 2, never printing the password")
-    func proxyRefusesCredentialsInReverseURL() throws {
+    func proxyRefusesCredentialsInReverseURL() async throws {
         let cli = CLI()
         // (A port held without listening: a proxy that took the URL would stop at once, saying the port is in use.)
         let held = try #require(PortReservation(host: "127.0.0.1", port: 0))
@@ -176,7 +176,7 @@ struct BadInputTests {
         for route in ["http://user:pw-s3cret@127.0.0.1:18001@0", "http://user:pw-s3cret@127.0.0.1:18001@99999", "http://user@127.0.0.1:18001/api@0",
                       "http://user:pw-s3cret@127.0.0.1:18001/api@bad"] {
             // When the proxy is started with a reverse route whose URL carries user information
-            let result = try cli.run(["proxy", "--port", String(held.port), "--console-port", "0", "--reverse", route])
+            let result = try await cli.run(["proxy", "--port", String(held.port), "--console-port", "0", "--reverse", route])
             // Then it does not start, says why in one line naming the URL without it, and prints no password anywhere
             #expect(result.status == 2, "\(route): \(result.stderr)")
             #expect(result.stderr.contains("--reverse http://127.0.0.1:18001"), "\(result.stderr)")
@@ -185,7 +185,7 @@ struct BadInputTests {
     }
 
     @Test("kiosk proxy cache import of an archive it refuses, or of a folder, exits 2 with one line naming the file and saying nothing was stored")
-    func proxyCacheImportRefusals() throws {
+    func proxyCacheImportRefusals() async throws {
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         // Given a malformed archive, and a folder given in an archive's place
@@ -195,7 +195,7 @@ struct BadInputTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (file, says) in [(broken, "broken.har: "), (folder, "It is a folder, not an archive")] {
             // When each is imported into the proxy cache
-            let result = try cli.run(["proxy", "cache", "import", file.path])
+            let result = try await cli.run(["proxy", "cache", "import", file.path])
             // Then the command refuses it in one line that names it and says nothing was stored
             #expect(result.status == 2, "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -207,12 +207,12 @@ struct BadInputTests {
     @Test("A command that only reads or removes refuses a --data-dir that does not exist, with exit 2, and makes no folder",
           arguments: [["proxy", "cache", "stats"], ["proxy", "cache", "list"], ["proxy", "cache", "clear"],
                       ["proxy", "cache", "export", "-"], ["log"], ["mock", "list"], ["favorite", "list"]])
-    func missingDataDirectory(command: [String]) throws {
+    func missingDataDirectory(command: [String]) async throws {
         // Given a data folder name with a slip in it, no such folder existing
         let cli = CLI()
         let typo = cli.dataDirectory.appendingPathComponent("kiosk-dta").path
         // When a command that only reads or removes is run on it
-        let result = try cli.run(command + ["--data-dir", typo], dataDir: false)
+        let result = try await cli.run(command + ["--data-dir", typo], dataDir: false)
         // Then it refuses in one line naming the folder, and the folder is not made
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("kiosk-dta")
@@ -223,12 +223,12 @@ struct BadInputTests {
     @Test("A list with a filter or page its catalog refuses exits 2 before any store opens, so a new --data-dir is not made",
           arguments: [["list", "rickandmorty", "--status", "bogus"], ["list", "nyt", "--period", "3"],
                       ["list", "marvel", "--status", "alive"], ["list", "nyt", "--page", "2"]])
-    func refusedListMakesNoDataDirectory(command: [String]) throws {
+    func refusedListMakesNoDataDirectory(command: [String]) async throws {
         // Given a data folder not made yet
         let cli = CLI()
         let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
         // When a list is asked for with a flag value its catalog refuses
-        let result = try cli.run(command + ["--data-dir", fresh], dataDir: false)
+        let result = try await cli.run(command + ["--data-dir", fresh], dataDir: false)
         // Then it is refused in one line, and no folder with an empty store is left behind
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -237,7 +237,7 @@ struct BadInputTests {
 
     @Test("An archive refused by har import or proxy cache import leaves no --data-dir it would have made, and a folder that was there stays",
           arguments: [["har", "import"], ["proxy", "cache", "import"]])
-    func refusedArchiveMakesNoDataDirectory(command: [String]) throws {
+    func refusedArchiveMakesNoDataDirectory(command: [String]) async throws {
         // Given a truncated archive, a data folder not made yet, and one holding a store already
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
@@ -245,40 +245,40 @@ struct BadInputTests {
         try Data(#"{"log": {"entries": ["#.utf8).write(to: broken)
         let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
         // When it is imported into the new folder
-        let refused = try cli.run(command + [broken.path, "--data-dir", fresh], dataDir: false)
+        let refused = try await cli.run(command + [broken.path, "--data-dir", fresh], dataDir: false)
         // Then it is refused, and no folder is left with an empty store in it
         #expect(refused.status == 2, "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fresh))
         // And into a folder that exists, it is refused the same, the folder and its store kept
-        #expect(try cli.run(["favorite", "list"]).status == 0)
+        #expect(try await cli.run(["favorite", "list"]).status == 0)
         let existing = try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path).filter { $0.hasSuffix(".sqlite") }
         #expect(!existing.isEmpty)
-        #expect(try cli.run(command + [broken.path]).status == 2)
+        #expect(try await cli.run(command + [broken.path]).status == 2)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path)).isSuperset(of: existing))
     }
 
     @Test("A command that adds something, such as a HAR import into the proxy cache, makes a --data-dir that does not exist")
-    func addingMakesDataDirectory() throws {
+    func addingMakesDataDirectory() async throws {
         // Given an archive of one storable answer and a data folder not made yet
         let cli = CLI()
         let archive = cli.dataDirectory.appendingPathComponent("one.har")
         try Data(Self.archive().utf8).write(to: archive)
         let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
         // When it is imported into the proxy cache there
-        let result = try cli.run(["proxy", "cache", "import", archive.path, "--data-dir", fresh], dataDir: false)
+        let result = try await cli.run(["proxy", "cache", "import", archive.path, "--data-dir", fresh], dataDir: false)
         // Then the folder is made and the answer stored
         #expect(result.status == 0, "\(result.stderr)")
-        let stats = try cli.run(["proxy", "cache", "stats", "--data-dir", fresh], dataDir: false)
+        let stats = try await cli.run(["proxy", "cache", "stats", "--data-dir", fresh], dataDir: false)
         #expect(stats.status == 0 && !stats.stdout.contains("empty"), "\(stats.stdout)\(stats.stderr)")
     }
 
     @Test("An export to a named pipe is written into it and leaves it a pipe; one to a symbolic link replaces the file it names, keeping the link")
-    func exportWritesThroughPipesAndLinks() throws {
+    func exportWritesThroughPipesAndLinks() async throws {
         // Given a stored answer, a named pipe with a reader, and a link to an old archive
         let cli = CLI()
         let archive = cli.dataDirectory.appendingPathComponent("one.har")
         try Data(Self.archive().utf8).write(to: archive)
-        #expect(try cli.run(["proxy", "cache", "import", archive.path]).status == 0)
+        #expect(try await cli.run(["proxy", "cache", "import", archive.path]).status == 0)
         let pipe = cli.dataDirectory.appendingPathComponent("pipe").path
         try #require(mkfifo(pipe, 0o600) == 0)
         // Held open both ways and read without waiting: the export's open never blocks, and a pipe it replaced reads empty
@@ -287,7 +287,7 @@ struct BadInputTests {
         try #require(reader >= 0)
         defer { close(reader) }
         // When the cache is exported into the pipe
-        let toPipe = try cli.run(["proxy", "cache", "export", pipe])
+        let toPipe = try await cli.run(["proxy", "cache", "export", pipe])
         // Then the reader got the archive, and the pipe is still a pipe
         #expect(toPipe.status == 0, "\(toPipe.stderr)")
         var received = [UInt8](repeating: 0, count: 1 << 16)
@@ -300,22 +300,22 @@ struct BadInputTests {
         try Data("old".utf8).write(to: old)
         let link = cli.dataDirectory.appendingPathComponent("latest.har")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: old)
-        #expect(try cli.run(["proxy", "cache", "export", link.path]).status == 0)
+        #expect(try await cli.run(["proxy", "cache", "export", link.path]).status == 0)
         // Then the link is kept and the file it names holds the new archive
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == old.path)
         #expect(try String(contentsOf: old, encoding: .utf8).contains("https://example.com/ok"))
     }
 
     /// How many mock rules `kiosk mock list --json` lists.
-    static func mockRuleCount(_ cli: CLI) throws -> Int {
-        let list = try cli.run(["mock", "list", "--json"])
+    static func mockRuleCount(_ cli: CLI) async throws -> Int {
+        let list = try await cli.run(["mock", "list", "--json"])
         return try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any]).count
     }
 
     // MARK: HAR import: a size cap
 
     @Test("kiosk har import refuses a 1 GiB file from its size, quickly and without reading it, from a path or standard input")
-    func harImportRefusesHugeFiles() throws {
+    func harImportRefusesHugeFiles() async throws {
         // Given a sparse 1 GiB file (no disk blocks, no RAM)
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
@@ -326,8 +326,8 @@ struct BadInputTests {
         try handle.close()
         // When it is imported by path, then through standard input
         let started = ContinuousClock.now
-        let byPath = try cli.run(["har", "import", big.path])
-        let byInput = try cli.run(["har", "import", "-"], input: try FileHandle(forReadingFrom: big))
+        let byPath = try await cli.run(["har", "import", big.path])
+        let byInput = try await cli.run(["har", "import", "-"], input: try FileHandle(forReadingFrom: big))
         let elapsed = ContinuousClock.now - started
         // Then both are refused in one line naming the limit and the file's size, at once
         for result in [byPath, byInput] {
@@ -346,7 +346,7 @@ struct BadInputTests {
             #expect(result.peakResidentKiB > 0 && result.peakResidentKiB < own.ru_maxrss + 256 * 1024,
                      "the run's peak \(result.peakResidentKiB) KiB, this process's \(own.ru_maxrss) KiB")
         }
-        #expect(try Self.mockRuleCount(cli) == 0)
+        await #expect(try Self.mockRuleCount(cli) == 0)
     }
 
     @Test("Reading an archive of unknown size stops as soon as it passes the limit")
@@ -368,7 +368,7 @@ struct BadInputTests {
     static let escapedName = #"Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F} \u{202E}kcir"#
 
     @Test("Control characters and bidi overrides from upstream data are shown escaped by list, show, search and favorite list, exact in --json")
-    func controlCharactersAreEscaped() throws {
+    func controlCharactersAreEscaped() async throws {
         // Given a Rick and Morty upstream (mocked) whose character's name holds ESC[31m, BEL, C1 CSI and DEL
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
@@ -381,16 +381,16 @@ struct BadInputTests {
         for (name, body, url) in [("list.json", list, "*/api/character?*"), ("item.json", character, "*/api/character/1")] {
             let file = cli.dataDirectory.appendingPathComponent(name)
             try JSONSerialization.data(withJSONObject: body).write(to: file)
-            let added = try cli.run(["mock", "add", "--url", url, "--body-file", file.path, "--header", "Content-Type: application/json"])
+            let added = try await cli.run(["mock", "add", "--url", url, "--body-file", file.path, "--header", "Content-Type: application/json"])
             #expect(added.status == 0, "\(added.stderr)")
         }
         // When the catalog is shown to a person
         let outputs = [
-            try cli.run(["list", "rickandmorty"]),
-            try cli.run(["show", "rickandmorty", "1"]),
-            try cli.run(["search", "rickandmorty", "evil"]),
-            try cli.run(["favorite", "add", "rickandmorty", "1"]),
-            try cli.run(["favorite", "list"]),
+            try await cli.run(["list", "rickandmorty"]),
+            try await cli.run(["show", "rickandmorty", "1"]),
+            try await cli.run(["search", "rickandmorty", "evil"]),
+            try await cli.run(["favorite", "add", "rickandmorty", "1"]),
+            try await cli.run(["favorite", "list"]),
         ]
         // Then no control character reaches the terminal; each shows as a visible escape
         for output in outputs {
@@ -402,11 +402,11 @@ struct BadInputTests {
         }
         #expect(outputs[1].stdout.contains(#"Species: Human\u{1B}]0;pwned\u{07}"#))
         // And --json keeps the name exactly as received
-        let json = try cli.run(["list", "rickandmorty", "--json"])
+        let json = try await cli.run(["list", "rickandmorty", "--json"])
         let page = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let items = try #require(page["items"] as? [[String: Any]])
         #expect(items.first?["title"] as? String == Self.evilName)
-        let item = try cli.run(["show", "rickandmorty", "1", "--json"])
+        let item = try await cli.run(["show", "rickandmorty", "1", "--json"])
         #expect(item.stdout.contains(#"\u001b[31mRed\u0007"#), "\(item.stdout)")
     }
 
@@ -423,11 +423,11 @@ struct BadInputTests {
             (["list", "rickandmorty", "--data-dir", ""], "--data-dir must not be empty", "kiosk list --help"),
             (["dogs", "delete", ""], "<id> must not be empty", "kiosk dogs delete --help"),
           ])
-    func argumentErrors(arguments: [String], reason: String, hint: String) throws {
+    func argumentErrors(arguments: [String], reason: String, hint: String) async throws {
         // Given a command line that cannot be run as written
         // When it is run
         // (No --data-dir is added: each fails before any data is touched.)
-        let result = try CLI().run(arguments, dataDir: false)
+        let result = try await CLI().run(arguments, dataDir: false)
         // Then it exits 2 with one line on stderr, the reason and the help hint in it, and prints nothing else
         #expect(result.status == 2)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
@@ -438,11 +438,11 @@ struct BadInputTests {
     }
 
     @Test("--help still prints the full help, with the exit statuses, and exits 0")
-    func helpExitsZero() throws {
+    func helpExitsZero() async throws {
         // Given the root and a subcommand's help
         // When they are asked for
-        let root = try CLI().run(["--help"], dataDir: false)
-        let list = try CLI().run(["list", "--help"], dataDir: false)
+        let root = try await CLI().run(["--help"], dataDir: false)
+        let list = try await CLI().run(["list", "--help"], dataDir: false)
         // Then both print in full on stdout and exit 0, and the root documents the exit statuses
         #expect(root.status == 0 && list.status == 0)
         #expect(root.stdout.contains("SUBCOMMANDS") && root.stdout.contains("2 bad input"))
@@ -451,10 +451,10 @@ struct BadInputTests {
     }
 
     @Test("kiosk --version prints the version on one line and exits 0")
-    func version() throws {
+    func version() async throws {
         // Given nothing but the flag
         // When it is run
-        let result = try CLI().run(["--version"], dataDir: false)
+        let result = try await CLI().run(["--version"], dataDir: false)
         // Then it prints "kiosk <version>" alone
         #expect(result.status == 0)
         #expect(result.stdout == "kiosk \(KioskVersion.current)\n")

@@ -5,17 +5,17 @@ import Testing
 @Suite("kiosk serve --lan and kiosk devices", .serialized)
 struct LANServeTests {
     @Test("serve --lan prints its URLs, the certificate's fingerprint and, off a terminal, how to get a pairing code; the next start reuses the certificate; devices pair shows a new code each time")
-    func lanStartAndRestart() throws {
+    func lanStartAndRestart() async throws {
         // Given an empty data folder
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
         // When serve --lan starts (its output is a pipe, as under a service manager), stops, and starts again
-        let first = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
+        let first = try await ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
         first.stop()
-        let second = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
+        let second = try await ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
         // And a code is asked for twice while the second runs
-        let codeRuns = [try cli.run(["devices", "pair"]), try cli.run(["devices", "pair", "--json"])]
+        let codeRuns = [try await cli.run(["devices", "pair"]), try await cli.run(["devices", "pair", "--json"])]
         second.stop()
         // Then the first made the certificate and said so, and the second used it again and said so
         #expect(first.output.contains("Made a self-signed certificate for this machine"))
@@ -52,12 +52,12 @@ struct LANServeTests {
         (["--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"),
         (["--lan", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"], "cannot read the certificate file"),
     ])
-    func refusals(arguments: [String], reason: String) throws {
+    func refusals(arguments: [String], reason: String) async throws {
         // Given serve asked for a combination that cannot work
         let cli = CLI()
         defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
         // When it starts
-        let result = try cli.run(["serve", "--port", "0"] + arguments)
+        let result = try await cli.run(["serve", "--port", "0"] + arguments)
         // Then it stops at once with bad-input status and one line saying why
         #expect(result.status == 2)
         #expect(result.stderr.contains(reason), "\(result.stderr)")
@@ -70,24 +70,24 @@ struct LANServeTests {
         (["--port", "0", "--allowed-host", "192.168.1.4"], [:], "addresses are always answered"),
         (["--port", "0", "--allowed-host", ".com"], [:], "--allowed-host .com would answer every name under com"),
     ])
-    func configurationRefusals(arguments: [String], environment: [String: String], reason: String) throws {
+    func configurationRefusals(arguments: [String], environment: [String: String], reason: String) async throws {
         let cli = CLI()
         defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
-        let result = try cli.run(["serve"] + arguments, environment: environment)
+        let result = try await cli.run(["serve"] + arguments, environment: environment)
         #expect(result.status == 2)
         #expect(result.stderr.contains(reason), "\(result.stderr)")
         #expect(!result.stdout.contains("Kiosk on"))
     }
 
     @Test("devices list says there are none; revoking an unknown id is a clear error with bad-input status")
-    func devicesCommands() throws {
+    func devicesCommands() async throws {
         let cli = CLI()
         defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
         // Given a data folder where nothing paired
         // When devices are listed, as text and JSON, and an unknown one is revoked
-        let list = try cli.run(["devices", "list"])
-        let json = try cli.run(["devices", "list", "--json"])
-        let revoke = try cli.run(["devices", "revoke", "7"])
+        let list = try await cli.run(["devices", "list"])
+        let json = try await cli.run(["devices", "list", "--json"])
+        let revoke = try await cli.run(["devices", "revoke", "7"])
         // Then the list says how a browser pairs, the JSON is an empty array, and the revoke names the id
         #expect(list.status == 0 && list.stdout.contains("No paired devices") && list.stdout.contains("kiosk devices pair"))
         #expect(json.status == 0)

@@ -16,24 +16,25 @@ final class ServeProcess: Sendable {
     /// Starts `kiosk serve --port 0` with `arguments`, and waits for the whole line that starts with `readyLine`
     /// (by default the one that comes once the port is bound).
     init(dataDirectory: URL, arguments: [String] = [], readyLine: String = "Kiosk on http://127.0.0.1:",
-         environment extra: [String: String] = [:]) throws {
+         environment extra: [String: String] = [:]) async throws {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
         environment.merge(extra) { _, new in new }
         process = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments,
                                    environment: environment, stdout: .pipe, stderr: .null)
-        let text = try process.printed(until: readyLine)
+        let text = try await process.printed(until: readyLine)
         // "Kiosk on http://127.0.0.1:PORT/" (or https://localhost:PORT/) names the port bound.
         let url = text.range(of: "Kiosk on ").map { text[$0.upperBound...].prefix { !$0.isWhitespace } }
         guard text.contains(readyLine), let port = url.flatMap({ URL(string: String($0))?.port }) else {
             process.signal()
-            process.waitUntilExit()
+            await process.exited()
             throw CocoaError(.fileReadUnknown)
         }
         self.port = port
         output = text
     }
 
+    /// Stops it and waits for its end (a moment: serve stops at once with nothing in flight), so it can run in a `defer`.
     func stop() {
         process.signal()
         process.waitUntilExit()
@@ -43,12 +44,12 @@ final class ServeProcess: Sendable {
 @Suite("Processes that share a data folder", .serialized)
 struct ProcessHardeningTests {
     @Test("kiosk serve says where its network debugger is and who may open it, on the line after its address")
-    func saysWhereTheDebuggerIs() throws {
+    func saysWhereTheDebuggerIs() async throws {
         // Given serve started on loopback without a token, and with one
         let cli = CLI()
-        let open = try ServeProcess(dataDirectory: cli.dataDirectory, readyLine: "Network debugger")
+        let open = try await ServeProcess(dataDirectory: cli.dataDirectory, readyLine: "Network debugger")
         defer { open.stop() }
-        let locked = try ServeProcess(dataDirectory: CLI().dataDirectory, readyLine: "Network debugger",
+        let locked = try await ServeProcess(dataDirectory: CLI().dataDirectory, readyLine: "Network debugger",
                                       environment: ["KIOSK_DEBUG_TOKEN": "3f9a1c07d2b84e6f5a0c9e1d7b2f4a86"])
         defer { locked.stop() }
         // Then each names the console's address, and who may open it
@@ -62,8 +63,8 @@ struct ProcessHardeningTests {
     func stopsWithAPauseOpen() async throws {
         // Given serve with a response breakpoint on the dogs list, and a request for the list waiting at it
         let cli = CLI()
-        #expect(try cli.run(["breakpoint", "set", "dogs.list", "--response", "pause"]).status == 0)
-        let serve = try ServeProcess(dataDirectory: cli.dataDirectory)
+        #expect(try await cli.run(["breakpoint", "set", "dogs.list", "--response", "pause"]).status == 0)
+        let serve = try await ServeProcess(dataDirectory: cli.dataDirectory)
         defer { serve.stop() }
         let answer = Task { try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(serve.port)/api/dogs?refresh=1")!) }
         let paused = URL(string: "http://127.0.0.1:\(serve.port)/debug/api/paused")!
@@ -77,7 +78,7 @@ struct ProcessHardeningTests {
         // When Ctrl-C is pressed
         let clock = ContinuousClock(), pressed = clock.now
         serve.process.signal(SIGINT)
-        let status = serve.process.waitUntilExit()
+        let status = await serve.process.exited()
         let took = clock.now - pressed
         // Then it exits within the stop's grace, not at the pause's 5 minutes, and the page got the upstream's list
         #expect(status == 0 && took < .seconds(5), "exit \(status) after \(took)")
@@ -93,11 +94,11 @@ struct ProcessHardeningTests {
         // Given `kiosk serve` running on a data folder
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
-        let serve = try ServeProcess(dataDirectory: cli.dataDirectory)
+        let serve = try await ServeProcess(dataDirectory: cli.dataDirectory)
         defer { serve.stop() }
 
         // When `kiosk list --refresh` in another terminal stores a page (with its own demo upstream) and exits
-        let listed = try cli.run(["list", "rickandmorty", "--refresh", "--json"])
+        let listed = try await cli.run(["list", "rickandmorty", "--refresh", "--json"])
         #expect(listed.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
         let items = try #require(object["items"] as? [[String: Any]])
@@ -114,50 +115,50 @@ struct ProcessHardeningTests {
 
     @Test("on a full disk the offline list still reads the store, and cache clear frees the space, keeping favorites",
           .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
-    func fullDisk() throws {
+    func fullDisk() async throws {
         // Given a data folder on a 3 MB file system, with a favorite dog
         let cli = CLI()
-        try Self.onSmallDisk(cli) { folder, _ in
-            #expect(try cli.run(["list", "dogs"]).status == 0)
-            #expect(try cli.run(["favorite", "add", "dogs", "rex"]).status == 0)
+        try await Self.onSmallDisk(cli) { folder, _ in
+            #expect(try await cli.run(["list", "dogs"]).status == 0)
+            #expect(try await cli.run(["favorite", "add", "dogs", "rex"]).status == 0)
 
             // When a sync fills the disk
-            let sync = try cli.run(["sync", "all"])
+            let sync = try await cli.run(["sync", "all"])
             #expect(sync.status != 0)
             #expect((sync.stdout + sync.stderr).contains("disk is full"))
 
             // Then the offline list still answers from the store
-            let offline = try cli.run(["list", "dogs", "--offline"])
+            let offline = try await cli.run(["list", "dogs", "--offline"])
             #expect(offline.status == 0, "\(offline.stderr)")
             #expect(offline.stdout.contains("Rex"))
 
             // And clearing works, frees the space and keeps the favorite
-            let clear = try cli.run(["cache", "clear"])
+            let clear = try await cli.run(["cache", "clear"])
             #expect(clear.status == 0, "\(clear.stderr)")
             let attributes = try FileManager.default.attributesOfFileSystem(forPath: folder.path)
             let free = (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
             #expect(free > 1_000_000)
-            #expect(try cli.run(["favorite", "list"]).stdout.contains("Rex"))
+            #expect(try await cli.run(["favorite", "list"]).stdout.contains("Rex"))
         }
     }
 
     @Test("on a full disk, deleting or moving a dog whose list could not be stored says the disk is full, not that the dog is not in it; a page fetched says it was not stored",
           .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
-    func dogEditsOnAFullDisk() throws {
+    func dogEditsOnAFullDisk() async throws {
         // Given a data folder on a 3 MB file system where the dogs list was never stored, filled up
         let cli = CLI()
-        try Self.onSmallDisk(cli) { folder, shell in
-            #expect(try cli.run(["list", "rickandmorty"]).status == 0)
-            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=64k 2>/dev/null")
+        try await Self.onSmallDisk(cli) { folder, shell in
+            #expect(try await cli.run(["list", "rickandmorty"]).status == 0)
+            _ = try await shell("dd if=/dev/zero of='\(folder.path)/filler' bs=64k 2>/dev/null")
             // When a dog is deleted, and one moved
             for arguments in [["dogs", "delete", "rex"], ["dogs", "move", "rex", "2"]] {
-                let run = try cli.run(arguments)
+                let run = try await cli.run(arguments)
                 // Then each fails as storage's failure (exit 1), saying the disk is full, and not that rex is not in the list
                 #expect(run.status == 1 && run.stderr.contains("disk is full") && !run.stderr.contains("not in the Dogs list"),
                         "\(arguments): \(run.status) \(run.stderr)")
             }
             // And a page fetched then, shown as JSON, says it was not stored, and why
-            let listed = try cli.run(["list", "rickandmorty", "--page", "2", "--json"])
+            let listed = try await cli.run(["list", "rickandmorty", "--page", "2", "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
             let status = try #require(object["status"] as? [String: Any])
             #expect(status["origin"] as? String == "network" && (status["notStored"] as? String)?.contains("disk is full") == true, "\(status)")
@@ -167,26 +168,31 @@ struct ProcessHardeningTests {
     /// Mounts a 3 MB tmpfs on `cli`'s data folder for `body`, given the folder and a shell to run commands in, and
     /// unmounts it after. Its owner's only: a tmpfs's root is otherwise 1777, which Kiosk refuses (anyone could put files
     /// there).
-    static func onSmallDisk(_ cli: CLI, _ body: (URL, (String) throws -> Int32) throws -> Void) throws {
+    static func onSmallDisk(_ cli: CLI, _ body: (URL, @Sendable (String) async throws -> Int32) async throws -> Void) async throws {
         let folder = cli.dataDirectory
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func shell(_ command: String) throws -> Int32 {
-            try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
+        @Sendable func shell(_ command: String) async throws -> Int32 {
+            try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
         }
-        try #require(try shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
-        defer { _ = try? shell("umount '\(folder.path)'") }
-        try body(folder, shell)
+        try #require(try await shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
+        do {
+            try await body(folder, shell)
+        } catch {
+            _ = try? await shell("umount '\(folder.path)'")
+            throw error
+        }
+        _ = try? await shell("umount '\(folder.path)'")
     }
 }
 
 extension ProcessHardeningTests {
     @Test("on a full disk, kiosk proxy cache clear and kiosk log clear give the space back, as the proxy's warning tells the user to",
           .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
-    func clearsFreeAFullDisk() throws {
+    func clearsFreeAFullDisk() async throws {
         // Given a data folder on a 3 MB file system, a request log, and a proxy cache seeded until the disk filled
         let cli = CLI()
-        try Self.onSmallDisk(cli) { folder, shell in
-            #expect(try cli.run(["list", "dogs"]).status == 0)
+        try await Self.onSmallDisk(cli) { folder, shell in
+            #expect(try await cli.run(["list", "dogs"]).status == 0)
             let body = String(repeating: "0123456789abcdef", count: 20_000)
             let entries = (0..<12).map { index in
                 #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/\#(index)"}, "#
@@ -199,23 +205,23 @@ extension ProcessHardeningTests {
             for (index, entry) in entries.enumerated() {
                 let archive = archives.appendingPathComponent("\(index).har")
                 try Data(#"{"log": {"entries": [\#(entry)]}}"#.utf8).write(to: archive)
-                _ = try cli.run(["proxy", "cache", "import", archive.path])
+                _ = try await cli.run(["proxy", "cache", "import", archive.path])
             }
             // (what space is left, taken by a file of its own: the disk is full)
-            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=16k 2>/dev/null")
+            _ = try await shell("dd if=/dev/zero of='\(folder.path)/filler' bs=16k 2>/dev/null")
             let free = { ((try FileManager.default.attributesOfFileSystem(forPath: folder.path))[.systemFreeSize] as? NSNumber)?.intValue ?? 0 }
             let before = try free()
             #expect(before < 100_000)
 
             // When the cache is cleared, then it says how many answers went, and the space they held is free again
-            let cleared = try cli.run(["proxy", "cache", "clear"])
+            let cleared = try await cli.run(["proxy", "cache", "clear"])
             #expect(cleared.status == 0 && cleared.stdout.hasPrefix("Removed "), "\(cleared.stderr)")
             #expect(!cleared.stdout.hasPrefix("Removed 0 "), "\(cleared.stdout)")
             #expect(try free() > before + 300_000)
-            #expect(try cli.run(["proxy", "cache", "stats"]).stdout.contains("empty"))
+            #expect(try await cli.run(["proxy", "cache", "stats"]).stdout.contains("empty"))
             // And the request log clears too, where it said the disk was full
-            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler2' bs=16k 2>/dev/null")
-            let log = try cli.run(["log", "clear"])
+            _ = try await shell("dd if=/dev/zero of='\(folder.path)/filler2' bs=16k 2>/dev/null")
+            let log = try await cli.run(["log", "clear"])
             #expect(log.status == 0 && log.stdout.hasPrefix("Cleared "), "\(log.stderr)")
         }
     }
@@ -224,13 +230,11 @@ extension ProcessHardeningTests {
 @Suite("Secrets echoed to the command line and the web app", .serialized)
 struct EchoedSecretsProcessTests {
     /// Runs `kiosk` with `environment` added; stdout and stderr together.
-    private func kiosk(_ arguments: [String], _ environment: [String: String]) throws -> String {
+    private func kiosk(_ arguments: [String], _ environment: [String: String]) async throws -> String {
         let process = try ChildProcess(CLI.executable, arguments: arguments,
                                        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                        stdout: .pipe, stderr: .sameAsOutput)
-        let data = process.standardOutput?.readDataToEndOfFile() ?? Data()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return await process.collected().stdout
     }
 
     @Test("against an upstream that echoes credentials, no key or signature reaches CLI output, HAR, cURL, pages, /api or a file")
@@ -243,7 +247,7 @@ struct EchoedSecretsProcessTests {
                                         environment: ProcessInfo.processInfo.environment.merging(keys) { $1 },
                                         stdout: .pipe, stderr: .inherit)
         defer { upstream.signal(); upstream.waitUntilExit() }
-        let text = try upstream.printed(until: "KIOSK_DOGS_URL=")
+        let text = try await upstream.printed(until: "KIOSK_DOGS_URL=")
         func exported(_ name: String) -> String {
             guard let rest = text.components(separatedBy: "export \(name)=").dropFirst().first else { return "" }
             return String(rest.prefix { !$0.isWhitespace })
@@ -260,13 +264,13 @@ struct EchoedSecretsProcessTests {
         for command in [["list", "marvel"], ["list", "marvel", "--json"], ["list", "nyt"], ["show", "marvel", "1011334"],
                         ["list", "marvel", "--refresh"], ["search", "marvel", "spider"], ["log"], ["log", "show", "1", "--curl"],
                         ["log", "show", "2", "--json"], ["har", "export", "-"]] {
-            outputs.append(try kiosk(command + data, environment))
+            await outputs.append(try kiosk(command + data, environment))
         }
         // And the web app renders the same data
         let serve = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0"] + data,
                                      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                      stdout: .pipe, stderr: .inherit)
-        let line = try serve.printed(until: "Kiosk on http://127.0.0.1:")
+        let line = try await serve.printed(until: "Kiosk on http://127.0.0.1:")
         let port = line.components(separatedBy: "Kiosk on http://127.0.0.1:").last?.prefix { $0.isNumber } ?? ""
         for path in ["/marvel", "/marvel/1011334", "/api/marvel", "/nyt", "/debug/api/requests", "/debug"] {
             let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)

@@ -35,14 +35,6 @@ struct ProxyCacheProcessTests {
         }
     }
 
-    /// `kiosk` run to its end with `arguments`, waited for on a thread of its own: a run that waits seconds for a lock
-    /// must not hold one of the few threads the other suites' tasks run on.
-    private static func runOffPool(_ arguments: [String]) async throws -> ChildProcess.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try ChildProcess.run(CLI.executable, arguments: arguments) }) }
-        }
-    }
-
     @Test("An import keeps to the bound the proxy set on the file, and says how many of its answers no longer fit")
     func importKeepsTheFilesBound() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache-bound")
@@ -54,7 +46,7 @@ struct ProxyCacheProcessTests {
         _ = try ProxyCache.open(at: cacheFile, maxBytes: 100_000)
         let archive = try Self.archive(folder, "bound.har", prefix: "b", count: 30)
         // When it is imported beside the proxy
-        let result = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let result = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         // Then the file holds no more than its bound, and the summary says the rest no longer fit
         #expect(result.status == 0, "\(result.stderr)")
         let kept = try Self.checkedEntries(cacheFile)
@@ -62,7 +54,7 @@ struct ProxyCacheProcessTests {
         #expect(result.stdout.contains("Stored 30 answers of 30 entries. \(30 - kept) of them no longer fit: the cache keeps 100 KB"),
                 "\(result.stdout)")
         // And the cache's stats say the bound beside what is stored
-        let stats = try await Self.runOffPool(["proxy", "cache", "stats", "--data-dir", data.path])
+        let stats = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "stats", "--data-dir", data.path])
         #expect(stats.status == 0 && stats.stdout.contains("\(kept) answers,") && stats.stdout.contains("in all of at most 100 KB (--cache-size)"),
                 "\(stats.stdout)")
     }
@@ -84,10 +76,10 @@ struct ProxyCacheProcessTests {
         let entries = [entry("/greeting", language: "en", text: "hello"), entry("/greeting", language: "es", text: "hola"),
                        entry("/greeting", language: nil, text: "hi"), entry("/plain", language: "en", text: "plain", vary: false)]
         try Data((#"{"log": {"version": "1.2", "entries": ["# + entries.joined(separator: ",") + #"]}}"#).utf8).write(to: archive)
-        #expect(try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
+        #expect(try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
         // When they are listed
-        let list = try await Self.runOffPool(["proxy", "cache", "list", "--data-dir", data])
-        let json = try await Self.runOffPool(["proxy", "cache", "list", "--json", "--data-dir", data])
+        let list = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "list", "--data-dir", data])
+        let json = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "list", "--json", "--data-dir", data])
         // Then each answer to /greeting says what it was asked with, and /plain is listed as it was
         let rows = list.stdout.split(separator: "\n").map(String.init)
         #expect(rows.contains { $0.hasSuffix("GET http://app.test/greeting (accept-language: en)") }, "\(list.stdout)")
@@ -113,11 +105,11 @@ struct ProxyCacheProcessTests {
         let data = folder.appendingPathComponent("data").path
         // Given three answers imported
         let archive = try Self.archive(folder, "three.har", prefix: "t", count: 3)
-        #expect(try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
+        #expect(try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
         // When they are listed, counted and exported
-        let list = try await Self.runOffPool(["proxy", "cache", "list", "--data-dir", data])
-        let stats = try await Self.runOffPool(["proxy", "cache", "stats", "--data-dir", data])
-        let export = try await Self.runOffPool(["proxy", "cache", "export", folder.appendingPathComponent("out.har").path, "--data-dir", data])
+        let list = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "list", "--data-dir", data])
+        let stats = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "stats", "--data-dir", data])
+        let export = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "export", folder.appendingPathComponent("out.har").path, "--data-dir", data])
         // Then each list starts with its columns' names, a row an answer (or a host) below
         let rows = list.stdout.split(separator: "\n")
         #expect(rows.first?.hasPrefix("ID") == true && rows.first?.contains("REQUEST") == true && rows.count == 4, "\(list.stdout)")
@@ -151,18 +143,18 @@ struct ProxyCacheProcessTests {
                 done.resume()
             }
         }
-        #expect(child.waitUntilExit() == 128 + SIGKILL)
+        #expect(await child.exited() == 128 + SIGKILL)
         // Then the file is whole and its size row adds up what it holds
         let kept = try Self.checkedEntries(cacheFile)
         #expect(kept > 0 && kept < 3000, "\(kept) answers kept")
         // And the next run stores every answer
-        let again = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let again = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try Self.checkedEntries(cacheFile) == 3000)
     }
 
     @Test("Two processes storing into one data directory at once both finish, and the file holds both's answers")
-    func twoProcesses() throws {
+    func twoProcesses() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache-two")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let data = folder.appendingPathComponent("data")
@@ -172,8 +164,8 @@ struct ProxyCacheProcessTests {
                              stdout: .null, stderr: .pipe)
         }
         for child in children {
-            let errors = child.standardError?.readDataToEndOfFile() ?? Data()
-            #expect(child.waitUntilExit() == 0, "\(String(decoding: errors, as: UTF8.self))")
+            let ended = await child.collected()
+            #expect(ended.status == 0, "\(ended.stderr)")
         }
         #expect(try Self.checkedEntries(data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path) == 1600)
     }
@@ -185,7 +177,7 @@ struct ProxyCacheProcessTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let data = folder.appendingPathComponent("data")
         let archive = try Self.archive(folder, "one.har", prefix: "l", count: 1)
-        let seeded = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let seeded = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         #expect(seeded.status == 0, "\(seeded.stderr)")
         let cacheFile = data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path
         var cache: ProxyCache? = try ProxyCache.open(at: cacheFile, maxBytes: 1_000_000)
@@ -202,11 +194,11 @@ struct ProxyCacheProcessTests {
         cache = nil
 
         // Then another process still cannot write (it waits its 5 s for the lock, then says so), and can once it is let go
-        let blocked = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let blocked = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         #expect(blocked.status != 0)
         #expect(blocked.stderr.contains("locked") || blocked.stderr.contains("busy"), "\(blocked.stderr)")
         try holder.inDatabase { db in try db.execute(sql: "COMMIT") }
-        let after = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let after = try await ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         #expect(after.status == 0, "\(after.stderr)")
     }
 }
