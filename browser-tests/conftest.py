@@ -171,9 +171,29 @@ class KioskServer:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.control + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"} if data else {})
-        with urllib.request.urlopen(request, timeout=10) as response:
-            raw = response.read()
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+        except (TimeoutError, urllib.error.URLError) as error:
+            if not isinstance(error, TimeoutError) and not isinstance(getattr(error, "reason", None), TimeoutError):
+                raise
+            # A stall of the whole process is rare and gone by the time anyone looks: where its threads wait is kept now.
+            raise AssertionError(f"the demo upstream's control did not answer {method} {path} within 10 s; "
+                                 f"where kiosk serve's threads waited:\n{self.thread_stacks()}") from error
         return json.loads(raw) if raw.strip() else None
+
+    def thread_stacks(self) -> str:
+        """Where each thread of the running `kiosk serve` waits (gdb's backtraces), or why that cannot be said."""
+        gdb = shutil.which("gdb")
+        if not gdb or not self.process or self.process.poll() is not None:
+            return "(no gdb, or the process has ended)"
+        try:
+            traced = subprocess.run([gdb, "-batch", "-ex", "thread apply all bt 25", "-p", str(self.process.pid)],
+                                    capture_output=True, text=True, timeout=120)
+        except (subprocess.SubprocessError, OSError) as error:
+            return f"(gdb failed: {error})"
+        lines = [line for line in traced.stdout.splitlines() if line.startswith(("Thread", "#"))]
+        return "\n".join(lines)[:20000] or f"(gdb said nothing: {traced.stderr[-500:]})"
 
     def set_faults(self, **faults) -> None:
         self._control("PUT", "/faults", faults)
