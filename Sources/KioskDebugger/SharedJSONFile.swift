@@ -20,6 +20,10 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     private let name: String
     private let state: Mutex<State>
     private let pendingSave = Mutex<PendingSave>(PendingSave())
+    /// Whether the state holds an unsettled version, read without the lock: an exchange's look at the file reads its
+    /// bytes first, outside the lock, only then.
+    private let hasUnsettled = Atomic<Bool>(false)
+    private let now: @Sendable () -> Date
 
     private struct State {
         var value: Value
@@ -60,11 +64,21 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
             return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9 + tick)
         }
 
-        /// `bytes`, the content of the version stamped `self`, kept for comparison while the stamp is not settled.
-        /// The time is the real clock's, not an injected one: it is compared with the file system's own.
-        func unsettled(_ bytes: Data) -> (stamp: Stamp, bytes: Data)? {
-            Date() < settledAt ? (self, bytes) : nil
+        /// `bytes`, the content of the version stamped `self`, kept for comparison when the stamp was seen at `time`
+        /// within the tick of its modification. A time set ahead by hand (`touch -d`, a server's clock ahead) is not:
+        /// a write made now would stamp now, another time.
+        func unsettled(_ bytes: Data, at time: Date) -> (stamp: Stamp, bytes: Data)? {
+            let modified = Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9)
+            return time < settledAt && modified.timeIntervalSince(time) < settledAt.timeIntervalSince(modified) ? (self, bytes) : nil
         }
+    }
+
+    /// What one look at the file found: its stamp, the time just before it was taken, and, when the version last read or
+    /// written has that stamp but is not settled, the file's bytes (nil when they could not be read).
+    private struct Look {
+        var stamp: Stamp?
+        var time: Date
+        var bytes: Data?
     }
 
     /// Changes made with `modify` (counters) not yet written.
@@ -77,8 +91,10 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
 
     /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors; `report` is told when
     /// a version of the file that exchanges would use cannot be read.
+    /// `now` tells when a version was seen, against the file system's times: the real clock but in tests.
     init(url: URL?, empty: Value, name: String, report: (@Sendable (String) -> Void)? = nil,
-         carry: (@Sendable (_ loaded: Value, _ memory: Value, _ read: inout Value) -> Void)? = nil) {
+         carry: (@Sendable (_ loaded: Value, _ memory: Value, _ read: inout Value) -> Void)? = nil,
+         now: @escaping @Sendable () -> Date = { Date() }) {
         self.report = report
         self.carry = carry
         self.url = url
@@ -87,6 +103,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         fileName = url?.lastPathComponent ?? ""
         self.empty = empty
         self.name = name
+        self.now = now
         state = Mutex(State(value: empty, loaded: empty, stamp: nil, unreadable: nil, unsettled: nil))
     }
 
@@ -98,9 +115,9 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     func read() throws -> Value {
         // The file is looked at before the lock is taken: every exchange asks, from both event loops at once, and a
         // stat(2) made holding the lock kept the other loop waiting on it (futex calls in a profile).
-        let current = stamp()
+        let current = look()
         return try state.withLock { state throws(KioskError) -> Value in
-            try reloadIfChanged(&state, current: current)
+            try reloadIfChanged(&state, current)
             return state.value
         }
     }
@@ -108,12 +125,12 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// Changes the value in memory only (counters saved later with `save()`), after reading the file
     /// again if it changed; a file that cannot be read leaves the value as it was.
     func modify<Result: Sendable>(_ change: (inout Value) -> Result) -> Result {
-        let current = stamp()
+        let current = look()
         var problem: KioskError?
         let result = state.withLock { state in
             let known = state.unreadable?.stamp
             do throws(KioskError) {
-                try reloadIfChanged(&state, current: current)
+                try reloadIfChanged(&state, current)
             } catch {
                 if state.unreadable?.stamp != known { problem = error }
             }
@@ -130,7 +147,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     func update<Result: Sendable>(_ change: (inout Value) throws(KioskError) -> Result) throws(KioskError) -> Result {
         try state.withLock { state throws(KioskError) -> Result in
             try withFileLock { () throws(KioskError) -> Result in
-                try reloadIfChanged(&state, current: stamp())
+                try reloadIfChanged(&state, look(holding: state))
                 var value = state.value
                 let result = try change(&value)
                 let bytes = try write(value)
@@ -159,11 +176,12 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     func save() throws(KioskError) {
         try state.withLock { state throws(KioskError) in
             try withFileLock { () throws(KioskError) in
-                guard stamp() == state.stamp else {
+                let current = look(holding: state)
+                guard current.stamp == state.stamp, current.bytes.map({ $0 == state.unsettled?.bytes }) ?? true else {
                     // Another process wrote the file meanwhile: its version is read first. What this one counted since
                     // is carried into it and written; without a way to carry it, it is dropped rather than written
                     // over that process's edit (a rule the user just added from the command line).
-                    try reloadIfChanged(&state, current: stamp())
+                    try reloadIfChanged(&state, current)
                     guard carry != nil else { return }
                     let bytes = try write(state.value)
                     state.loaded = state.value
@@ -218,60 +236,83 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                      nanoseconds: status.modifiedNanoseconds, size: status.size)
     }
 
-    /// Notes the stamp of the version this process just wrote, `bytes`.
-    private func record(_ state: inout State, written bytes: Data) {
+    /// The file's stamp, taken before the lock; its bytes too when the version last read or written has that stamp but
+    /// is not settled (read outside the lock, as the stamp is: every exchange looks).
+    private func look() -> Look {
+        let time = now()
         let current = stamp()
-        state.stamp = current
-        state.unsettled = current?.unsettled(bytes)
+        guard hasUnsettled.load(ordering: .acquiring), let current,
+              state.withLock({ $0.unsettled?.stamp == current }) else { return Look(stamp: current, time: time) }
+        return Look(stamp: current, time: time, bytes: url.flatMap { try? Data(contentsOf: $0) })
     }
 
-    /// Reads the file again when its stamp `current` (nil: no file) is not the one last read or written, or when it is
-    /// but that stamp is not settled and the bytes differ. A stamp taken before the lock may be older than a write made
-    /// meanwhile: the file is then read again, and once more at the next look, which finds the newer stamp.
-    private func reloadIfChanged(_ state: inout State, current: Stamp?) throws(KioskError) {
+    /// `look()`, taken holding the lock (`state` at hand).
+    private func look(holding state: State) -> Look {
+        let time = now()
+        let current = stamp()
+        guard let current, state.unsettled?.stamp == current else { return Look(stamp: current, time: time) }
+        return Look(stamp: current, time: time, bytes: url.flatMap { try? Data(contentsOf: $0) })
+    }
+
+    /// Notes the stamp of the version this process just wrote, `bytes`.
+    private func record(_ state: inout State, written bytes: Data) {
+        let time = now()
+        let current = stamp()
+        state.stamp = current
+        state.unsettled = current?.unsettled(bytes, at: time)
+        hasUnsettled.store(state.unsettled != nil, ordering: .releasing)
+    }
+
+    /// Reads the file again when the stamp `current` found (nil: no file) is not the one last read or written, or when it
+    /// is but that version is not settled and the bytes differ. A stamp taken before the lock may be older than a write
+    /// made meanwhile: the file is then read again, and once more at the next look, which finds the newer stamp.
+    private func reloadIfChanged(_ state: inout State, _ current: Look) throws(KioskError) {
         guard let url else { return }
+        defer { hasUnsettled.store(state.unsettled != nil, ordering: .releasing) }
         var fresh: Data?
-        if let unsettled = state.unsettled, let current, unsettled.stamp == current {
-            let bytes = try? Data(contentsOf: url)
+        if let unsettled = state.unsettled, let stamp = current.stamp, unsettled.stamp == stamp {
+            // The bytes are compared (read before the lock, or now if the look found another version unsettled); when they
+            // cannot be read, nothing is changed: the version known stays until a look that can.
+            guard let bytes = current.bytes ?? (try? Data(contentsOf: url)) else { return }
             if bytes == unsettled.bytes {
-                if Date() >= current.settledAt { state.unsettled = nil }
-                if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
+                if current.time >= stamp.settledAt { state.unsettled = nil }
+                if let unreadable = state.unreadable, unreadable.stamp == stamp { throw unreadable.reason }
                 return
             }
             // Written over in place within the tick: read as a new version, under the same stamp.
             state.unsettled = nil
             fresh = bytes
         } else {
-            guard current != state.stamp else { return }
-            guard let current else {
+            guard current.stamp != state.stamp else { return }
+            guard let stamp = current.stamp else {
                 state = State(value: empty, loaded: empty, stamp: nil, unreadable: nil, unsettled: nil)
                 return
             }
             // A version already found unreadable is not parsed again on every exchange.
-            if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
+            if let unreadable = state.unreadable, unreadable.stamp == stamp { throw unreadable.reason }
         }
-        guard let current else { return }
+        guard let stamp = current.stamp else { return }
         let data: Data
         do {
             data = try fresh ?? Data(contentsOf: url)
         } catch {
             let reason = KioskError.storage("cannot read \(name) in \(url.path): \(KioskError.fileReason(error))")
-            state.unreadable = (current, reason)
+            state.unreadable = (stamp, reason)
             throw reason
         }
-        state.unsettled = current.unsettled(data)
+        state.unsettled = stamp.unsettled(data, at: current.time)
         do {
             let read = try JSONDecoder().decode(Value.self, from: data)
             var value = read
             carry?(state.loaded, state.value, &value)
             state.value = value
             state.loaded = read
-            state.stamp = current
+            state.stamp = stamp
             state.unreadable = nil
         } catch {
             let why = (error as? DecodingError)?.readableDescription(root: "the file") ?? String(describing: error)
             let reason = KioskError.storage("cannot read \(name) in \(url.path): \(why)")
-            state.unreadable = (current, reason)
+            state.unreadable = (stamp, reason)
             throw reason
         }
     }

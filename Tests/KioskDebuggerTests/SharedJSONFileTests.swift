@@ -93,40 +93,37 @@ struct SharedJSONFileTests {
 
     @Test("An edit saved in place within the file system's clock tick of the last read, its size and time the same, is read before the next use")
     func inPlaceEditWithinTheTickIsSeen() throws {
-        // Given a server that read a rules file whose modification time is pinned (as a second write within the same
-        // tick of the kernel's coarse clock leaves it), here one minute ahead so the tick is sure not to have passed
+        // Given a file read at a moment within the tick of its modification time (as a read just after a write is; the
+        // file's time pinned and the clock stopped, so the tick cannot pass whatever the machine's load)
         let folder = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("mocks.json")
-        func text(status: Int) throws -> Data {
-            let draft = folder.appendingPathComponent("draft-\(status)").appendingPathComponent("mocks.json")
-            try MockRules(fileURL: draft, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: status)])
-            return try Data(contentsOf: draft)
-        }
-        let first = try text(status: 201), second = try text(status: 418)
-        #expect(first.count == second.count && first != second)
-        let pinned = timespec(tv_sec: time(nil) + 60, tv_nsec: 123_456_789)
-        func writeInPlace(_ data: Data) throws {
+        let url = folder.appendingPathComponent("names.json")
+        let pinned = timespec(tv_sec: time(nil), tv_nsec: 123_456_789)
+        let seen = Date(timeIntervalSince1970: TimeInterval(pinned.tv_sec) + 0.133)
+        func writeInPlace(_ text: String) throws {
             let handle = try FileHandle(forWritingTo: url)
             try handle.truncate(atOffset: 0)
-            try handle.write(contentsOf: data)
+            try handle.write(contentsOf: Data(text.utf8))
             try handle.close()
             var times = [pinned, pinned]
             #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)
         }
         #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
-        try writeInPlace(first)
-        let server = MockRules(fileURL: url, redactor: .standard)
-        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
-        #expect(server.match(request)?.status == 201)
+        try writeInPlace(#"["first"]"#)
+        let file = SharedJSONFile(url: url, empty: [String](), name: "the names", now: { seen })
+        #expect(try file.read() == ["first"])
         let before = try #require(FileStatus(name: url.lastPathComponent, path: url.path))
 
-        // When the file is written over in place with text of the same size, its time the same
-        try writeInPlace(second)
+        // When it is written over in place with text of the same size, its time the same
+        try writeInPlace(#"["other"]"#)
         #expect(FileStatus(name: url.lastPathComponent, path: url.path) == before, "the stamp must not tell the versions apart")
 
-        // Then the server's next request gets the new rule all the same
-        #expect(server.match(request)?.status == 418)
+        // Then the next read has the new text all the same, and a change this process saves is not written over it
+        #expect(try file.read() == ["other"])
+        try writeInPlace(#"["third"]"#)
+        try file.save()
+        #expect(try String(contentsOf: url, encoding: .utf8) == #"["third"]"#)
+        #expect(try file.read() == ["third"])
     }
 
     @Test("A file whose folder was removed and made again is still followed")
