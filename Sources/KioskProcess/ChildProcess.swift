@@ -176,6 +176,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the child to end; its exit status, or 128 + the signal that ended it, as a shell says.
     @discardableResult
     public func waitUntilExit() -> Int32 {
+        // Waited for without reaping it and without the lock, so that `signal` can be sent meanwhile (from another task
+        // awaiting `exited()`); it is reaped holding the lock, so that no signal goes to its pid once another may have it.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
         exit.lock()
         defer { exit.unlock() }
         if let exitStatus { return exitStatus }

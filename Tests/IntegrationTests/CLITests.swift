@@ -22,7 +22,8 @@ extension ChildProcess {
 
     /// `printed(until:)`, read on the calling thread.
     private func printed(until markers: [String]) throws -> String {
-        let out = try #require(standardOutput)
+        // A plain error: this runs on a thread of its own, where no test is current to record an issue.
+        guard let out = standardOutput else { throw CocoaError(.fileReadNoPermission) }
         var text = ""
         while !markers.allSatisfy({ marker in text.range(of: marker).map { text[$0.upperBound...].contains("\n") } ?? false }) {
             let chunk = out.availableData
@@ -65,18 +66,19 @@ struct CLI {
         try await ChildProcess.offThePool { try runOnTerminalHere(arguments, environment: extra) }
     }
 
-    /// `runOnTerminal`, on the calling thread.
+    /// `runOnTerminal`, on the calling thread (one of its own: failures are thrown, as no test is current there to
+    /// record an issue).
     private func runOnTerminalHere(_ arguments: [String], environment extra: [String: String]) throws -> String {
         // The multiplexer's new terminal, unlocked, and its number (what posix_openpt, unlockpt and ptsname do).
         let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        try #require(master >= 0)
+        guard master >= 0 else { throw POSIXError(.ENODEV) }
         defer { close(master) }
         // Linux's TIOCSPTLCK, _IOW('T', 0x31, int), and TIOCGPTN, _IOR('T', 0x30, unsigned int): macros Swift does not import.
         let setLock: UInt = 0x4004_5431, getNumber: UInt = 0x8004_5430
         var unlock: CInt = 0, number: CUnsignedInt = 0
-        try #require(ioctl(master, setLock, &unlock) == 0 && ioctl(master, getNumber, &number) == 0)
+        guard ioctl(master, setLock, &unlock) == 0, ioctl(master, getNumber, &number) == 0 else { throw POSIXError(.ENOTTY) }
         let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
-        try #require(slave >= 0)
+        guard slave >= 0 else { throw POSIXError(.ENODEV) }
         var size = winsize(ws_row: 40, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
         var environment = ProcessInfo.processInfo.environment

@@ -277,7 +277,7 @@ struct EchoedSecretsProcessTests {
             outputs.append(String(decoding: body, as: UTF8.self))
         }
         serve.signal()
-        serve.waitUntilExit()
+        await serve.exited()
 
         // Then the echoes are there, redacted, and no key is anywhere
         #expect(outputs[0].contains("Invalid ApiKey <redacted>"))

@@ -1,5 +1,6 @@
 import Foundation
 import KioskProcess
+import Synchronization
 import Testing
 import KioskTestSupport
 
@@ -42,5 +43,23 @@ struct ChildProcessTests {
         // Then it ends with 128 + SIGINT, and is no longer running
         #expect(child.waitUntilExit() == 128 + SIGINT)
         #expect(!child.isRunning)
+    }
+
+    @Test("A child awaited from one task can be signalled from another meanwhile: the wait holds no lock that signal needs")
+    func signalledWhileAwaited() async throws {
+        // Given a child that would sleep a minute, awaited by a task
+        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"], stdout: .null, stderr: .null)
+        let ended = Task { await child.exited() }
+        try await Task.sleep(for: .milliseconds(300))
+        // When it is interrupted from a thread of its own (so that a signal that waits for the lock is seen as such)
+        let sent = Mutex(false)
+        Thread.detachNewThread {
+            child.signal(SIGINT)
+            sent.withLock { $0 = true }
+        }
+        for _ in 0..<100 where !sent.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
+        // Then the signal went at once, and the awaiting task hears the child ended by it
+        #expect(sent.withLock { $0 }, "signal waited on the lock the exit's wait held")
+        #expect(await ended.value == 128 + SIGINT)
     }
 }
