@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import Testing
+import KioskProcess
 
 @Suite("Files written whole")
 struct SecretFileTests {
@@ -12,14 +13,12 @@ struct SecretFileTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("rules.json")
-        let ended = Process()
-        ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
+        let ended = try ChildProcess(URL(fileURLWithPath: "/bin/true"), arguments: [], stdout: .null, stderr: .null)
         ended.waitUntilExit()
-        let abandoned = folder.appendingPathComponent("rules.json.new-\(ended.processIdentifier)")
+        let abandoned = folder.appendingPathComponent("rules.json.new-\(ended.pid)")
         let underWay = folder.appendingPathComponent("rules.json.new-\(getppid())")
-        let other = folder.appendingPathComponent("other.json.new-\(ended.processIdentifier)")
-        let recent = folder.appendingPathComponent("rules.json.new-\(ended.processIdentifier + 1_000_000)")
+        let other = folder.appendingPathComponent("other.json.new-\(ended.pid)")
+        let recent = folder.appendingPathComponent("rules.json.new-\(ended.pid + 1_000_000)")
         for leftover in [abandoned, underWay, other, recent] { try Data(repeating: 0x61, count: 1024).write(to: leftover) }
         // (the killed one's last written two minutes ago; one of a process this namespace does not see, a moment ago)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: abandoned.path)

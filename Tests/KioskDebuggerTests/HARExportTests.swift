@@ -3,6 +3,7 @@ import KioskCore
 @testable import KioskDebugger
 import KioskTestSupport
 import Testing
+import KioskProcess
 
 /// Issue 14, section 5: the archive Kiosk writes is one other tools read as they expect (pages, a
 /// response for every entry, times that add up) and one Kiosk reads back into rules that answer the same.
@@ -144,13 +145,9 @@ struct HARExportTests {
         // Then curl reads the body from its input, and the shell's printf before the pipe writes exactly the logged bytes
         let pipe = try #require(command.range(of: " | curl -X 'POST' 'http://app.test/upload' "))
         #expect(command.hasSuffix("--data-binary @-"), "\(command)")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", String(command[..<pipe.lowerBound])]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        let written = output.fileHandleForReading.readDataToEndOfFile()
+        let shell = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", String(command[..<pipe.lowerBound])],
+                                     stdout: .pipe, stderr: .inherit)
+        let written = shell.standardOutput?.readDataToEndOfFile() ?? Data()
         shell.waitUntilExit()
         #expect(written == bytes)
         // And a body cut at capture says so before the command

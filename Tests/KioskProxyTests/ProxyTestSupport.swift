@@ -10,6 +10,7 @@ import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 import Synchronization
+import KioskProcess
 
 /// A test server on a free loopback port, each of whose connections `initialize` sets up on its loop.
 struct LoopbackServer: Sendable {
@@ -474,21 +475,9 @@ private func contentLength(_ response: String) -> Int? {
 /// Runs curl with `arguments` and returns its exit status and what it wrote to standard output. The waiting happens
 /// on a thread of its own: blocking a thread of the tests' small cooperative pool could starve the proxy under test.
 func runCurl(_ arguments: [String]) async throws -> (status: Int32, output: Data) {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            do {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                process.arguments = arguments
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                try process.run()
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, output))
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+    let curl = try ChildProcess(URL(fileURLWithPath: "/usr/bin/curl"), arguments: arguments, stdout: .pipe, stderr: .inherit)
+    return await ChildProcess.offThePool {
+        let output = curl.standardOutput?.readDataToEndOfFile() ?? Data()
+        return (curl.waitUntilExit(), output)
     }
 }

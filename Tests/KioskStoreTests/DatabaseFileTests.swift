@@ -4,6 +4,7 @@ import KioskCore
 import KioskTestSupport
 import Testing
 @testable import KioskStore
+import KioskProcess
 
 @Suite("Database file")
 struct DatabaseFileTests {
@@ -93,22 +94,17 @@ struct DatabaseFileTests {
         #expect(!AppDatabase.isOpenElsewhere(path: path))
 
         // When another process opens it and reads it, as a running kiosk serve does
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
+        let holder = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", """
             import sqlite3, sys, time
             c = sqlite3.connect(sys.argv[1]); c.execute("select count(*) from sqlite_master").fetchall()
             print("open", flush=True); time.sleep(30)
-            """, path]
-        let output = Pipe()
-        holder.standardOutput = output
-        try holder.run()
-        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
-        _ = output.fileHandleForReading.availableData
+            """, path], stdout: .pipe, stderr: .inherit)
+        defer { holder.signal(SIGKILL); holder.waitUntilExit() }
+        _ = holder.standardOutput?.availableData
 
         // Then it is seen open elsewhere; and once that process is gone, not
         #expect(AppDatabase.isOpenElsewhere(path: path))
-        kill(holder.processIdentifier, SIGKILL)
+        holder.signal(SIGKILL)
         holder.waitUntilExit()
         #expect(!AppDatabase.isOpenElsewhere(path: path))
     }

@@ -7,6 +7,7 @@ import KioskTestSupport
 import Testing
 @testable import KioskConsole
 @testable import KioskWeb
+import KioskProcess
 
 @Suite("The console's list and request pages as a developer reads them")
 struct ConsoleListTests {
@@ -216,23 +217,7 @@ struct ConsoleListTests {
 
     /// What `/bin/sh -c command` prints, run on a thread of its own (not one of the tests' cooperative pool).
     private static func shell(_ command: String) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                    process.arguments = ["-c", command]
-                    let pipe = Pipe()
-                    process.standardOutput = pipe
-                    try process.run()
-                    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: String(decoding: output, as: UTF8.self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).stdout
     }
 
     @Test("The console has no catalog tabs, and every reader page links to it from the top bar, in its language, short on a phone")
