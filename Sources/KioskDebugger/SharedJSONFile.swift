@@ -59,17 +59,16 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
 
         /// When a write after this one is sure to change the modification time: a tick of the kernel's coarse clock
         /// is at most 10 ms; a file system that keeps whole seconds (no nanoseconds) ticks once a second.
-        var settledAt: Date {
-            let tick = nanoseconds == 0 ? 2.0 : 0.05
-            return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9 + tick)
-        }
+        var settledAt: Date { modified.addingTimeInterval(nanoseconds == 0 ? 2 : 0.05) }
+
+        /// The modification time.
+        var modified: Date { Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9) }
 
         /// `bytes`, the content of the version stamped `self`, kept for comparison when the stamp was seen at `time`
         /// within the tick of its modification. A time set ahead by hand (`touch -d`, a server's clock ahead) is not:
         /// a write made now would stamp now, another time.
         func unsettled(_ bytes: Data, at time: Date) -> (stamp: Stamp, bytes: Data)? {
-            let modified = Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(nanoseconds) / 1e9)
-            return time < settledAt && modified.timeIntervalSince(time) < settledAt.timeIntervalSince(modified) ? (self, bytes) : nil
+            time < settledAt && modified.timeIntervalSince(time) < settledAt.timeIntervalSince(modified) ? (self, bytes) : nil
         }
     }
 
@@ -239,18 +238,19 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// The file's stamp, taken before the lock; its bytes too when the version last read or written has that stamp but
     /// is not settled (read outside the lock, as the stamp is: every exchange looks).
     private func look() -> Look {
-        let time = now()
-        let current = stamp()
-        guard hasUnsettled.load(ordering: .acquiring), let current,
-              state.withLock({ $0.unsettled?.stamp == current }) else { return Look(stamp: current, time: time) }
-        return Look(stamp: current, time: time, bytes: url.flatMap { try? Data(contentsOf: $0) })
+        look { current in hasUnsettled.load(ordering: .acquiring) && state.withLock { $0.unsettled?.stamp == current } }
     }
 
     /// `look()`, taken holding the lock (`state` at hand).
     private func look(holding state: State) -> Look {
+        look { current in state.unsettled?.stamp == current }
+    }
+
+    /// The time, then the stamp, then the bytes when `isUnsettled` says the stamp found is that of an unsettled version.
+    private func look(isUnsettled: (Stamp) -> Bool) -> Look {
         let time = now()
         let current = stamp()
-        guard let current, state.unsettled?.stamp == current else { return Look(stamp: current, time: time) }
+        guard let current, isUnsettled(current) else { return Look(stamp: current, time: time) }
         return Look(stamp: current, time: time, bytes: url.flatMap { try? Data(contentsOf: $0) })
     }
 
@@ -318,7 +318,6 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     }
 
     /// Writes `value` to the file atomically and returns the bytes written.
-    @discardableResult
     private func write(_ value: Value) throws(KioskError) -> Data {
         guard let url else { return Data() }
         let encoder = JSONEncoder()
